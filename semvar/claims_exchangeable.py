@@ -1,0 +1,5 @@
+"""Claims of chapters (exchangeable): registered with :func:`semvar.claims.claim`."""
+
+from __future__ import annotations
+
+from .claims import Outcome, claim  # noqa: F401

@@ -1,0 +1,86 @@
+"""Entropy of a partition: the empirical (plug-in) entropy of cluster sizes.
+
+Liu (2025), equation 5, measures semantic variability by the entropy of the
+proportions of texts that fall in each meaning class,
+
+.. math:: \\bar{\\mathcal E} = -\\sum_{k=1}^{K} \\frac{n_k}{n} \\log \\frac{n_k}{n},
+
+with natural logarithms.  This module holds that estimator; the spectral route
+from a judged graph to the labels is :mod:`semvar.spectral`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_labels
+
+__all__ = ["empirical_entropy", "entropy_from_counts"]
+
+
+def entropy_from_counts(counts) -> float:
+    """Entropy (nats) of the distribution proportional to non-negative ``counts``.
+
+    Parameters
+    ----------
+    counts : array-like of shape (K,)
+        Non-negative cluster sizes; zeros contribute nothing.
+
+    Returns
+    -------
+    float
+        :math:`-\\sum_k (c_k/n)\\log(c_k/n)` with :math:`n = \\sum_k c_k`.
+
+    Raises
+    ------
+    ValueError
+        If ``counts`` is not 1-D, has a negative or non-finite entry, or sums to zero.
+
+    Examples
+    --------
+    >>> round(entropy_from_counts([2, 2]), 6)
+    0.693147
+    """
+    c = np.asarray(counts, dtype=float)
+    if c.ndim != 1 or c.size == 0:
+        raise ValueError(f"counts must be a non-empty 1-D array, got shape {c.shape}")
+    if not np.all(np.isfinite(c)) or np.any(c < 0):
+        raise ValueError("counts must be finite and non-negative")
+    total = c.sum()
+    if total <= 0:
+        raise ValueError("counts must not all be zero")
+    prop = c[c > 0] / total
+    return float(-(prop * np.log(prop)).sum())
+
+
+def empirical_entropy(labels) -> float:
+    """Plug-in entropy (nats) of the cluster sizes given by ``labels`` (Liu 2025, eq. 5).
+
+    Parameters
+    ----------
+    labels : array-like of shape (n,)
+        Cluster label of each text; any hashable values.  Only the sizes of
+        the clusters matter, so the result is invariant to relabelling.
+
+    Returns
+    -------
+    float
+        A value in ``[0, log K]`` where ``K`` is the number of distinct labels.
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` is empty or not 1-D.
+
+    Examples
+    --------
+    Four answers "Paris, Paris, London, London" form two meanings of equal size:
+
+    >>> round(empirical_entropy(["Paris", "Paris", "London", "London"]), 6)
+    0.693147
+    >>> empirical_entropy([3, 3, 3])
+    0.0
+    """
+    arr = check_labels(labels)
+    _, counts = np.unique(arr, return_counts=True)
+    return entropy_from_counts(counts)
