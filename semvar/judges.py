@@ -94,3 +94,12 @@ class SBMJudge(_LabelledJudge):
         same = self._same(texts, pairs)
         prob = np.where(same, self.p, self.q)
         return self._rng.random(same.shape[0]) < prob
+
+
+def __getattr__(name):
+    # the HTTP judge lives in its own module (it carries a client, a cache and a CLI)
+    if name == "LLMJudge":
+        from .llm_judge import LLMJudge
+
+        return LLMJudge
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
