@@ -16,10 +16,10 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from ._validation import check_labels, check_probability, check_random_state
+from ._validation import check_array, check_labels, check_probability, check_random_state, check_real
 from .graph import _check_pairs
 
-__all__ = ["Judge", "OracleJudge", "SBMJudge"]
+__all__ = ["Judge", "OracleJudge", "SBMJudge", "BlockJudge", "EmbeddingJudge", "PQEstimate", "estimate_pq"]
 
 
 @runtime_checkable
@@ -94,6 +94,240 @@ class SBMJudge(_LabelledJudge):
         same = self._same(texts, pairs)
         prob = np.where(same, self.p, self.q)
         return self._rng.random(same.shape[0]) < prob
+
+
+class BlockJudge(_LabelledJudge):
+    """A judge whose verdict probability depends on the *pair of meanings* (a general SBM).
+
+    ``P(TRUE | texts of meanings a and b) = B[a, b]``, independently for every
+    pair asked.  :class:`SBMJudge` is the special case ``B = q + (p - q) I``;
+    an off-diagonal entry near ``p`` describes a judge that systematically
+    confuses two particular meanings.
+
+    Parameters
+    ----------
+    labels : array-like of int, shape (n,)
+        Meaning labels ``0..K-1``.
+    B : array-like of shape (K, K)
+        Symmetric matrix of probabilities in [0, 1].
+    random_state : None, int or numpy.random.Generator
+
+    Examples
+    --------
+    >>> j = BlockJudge([0, 1, 2], [[1, 1, 0], [1, 1, 0], [0, 0, 1]], random_state=0)
+    >>> j.pairs(list("abc"), [[0, 1], [1, 2]]).tolist()
+    [True, False]
+    """
+
+    def __init__(self, labels, B, *, random_state=None):
+        super().__init__(labels)
+        lab = np.asarray(self.labels)
+        if not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0:
+            raise ValueError("labels of a BlockJudge must be integers 0..K-1")
+        B = check_array(B, "B", ndim=2)
+        K = int(lab.max()) + 1
+        if B.shape[0] != B.shape[1] or B.shape[0] < K:
+            raise ValueError(f"B must be a square matrix with at least {K} rows (one per label), got shape {B.shape}")
+        if B.size and (B.min() < 0 or B.max() > 1):
+            raise ValueError(f"B must hold probabilities in [0, 1], found values in [{B.min()}, {B.max()}]")
+        if np.abs(B - B.T).max() > 0:
+            raise ValueError("B must be symmetric (the judged relation is symmetric)")
+        self.B = B
+        self._rng = check_random_state(random_state)
+
+    def pairs(self, texts, pairs) -> np.ndarray:
+        self._same(texts, pairs)  # validates
+        P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        prob = self.B[self.labels[P[:, 0]], self.labels[P[:, 1]]]
+        return self._rng.random(prob.shape[0]) < prob
+
+
+class EmbeddingJudge:
+    """Judge two texts equivalent when the cosine of their sentence embeddings reaches a threshold.
+
+    Parameters
+    ----------
+    threshold : float in [-1, 1]
+        Verdict TRUE when ``cos(u_i, u_j) >= threshold``.
+    model : str, optional
+        Sentence-transformers model name or path for :func:`semvar.similarity.embed`;
+        ``None`` is all-MiniLM-L6-v2, loaded offline.
+    encode : callable, optional
+        ``encode(list_of_texts) -> (len, d) array`` used instead of
+        :func:`semvar.similarity.embed` (for another embedding source, or tests).
+
+    Notes
+    -----
+    Embeddings are computed once per distinct text and cached in the instance,
+    so asking about many pairs, or re-judging at another threshold through
+    :meth:`with_threshold`, embeds each text once.  The cosine is symmetric and
+    ``cos(u, u) = 1``, so this judge is reflexive and symmetric by
+    construction; only transitivity can fail.
+
+    Examples
+    --------
+    >>> fake = lambda ts: np.array([[1.0, 0.0] if "a" in t else [0.0, 1.0] for t in ts])
+    >>> j = EmbeddingJudge(0.8, encode=fake)
+    >>> j.pairs(["a", "ab", "b"], [[0, 1], [0, 2]]).tolist()
+    [True, False]
+    """
+
+    def __init__(self, threshold: float = 0.8, model: str | None = None, *, encode=None):
+        self.threshold = check_real(threshold, "threshold", low=-1.0, high=1.0)
+        if model is not None and not isinstance(model, str):
+            raise ValueError(f"model must be None or a model name/path string, got {type(model).__name__}")
+        if encode is not None and not callable(encode):
+            raise ValueError("encode must be callable: encode(list_of_texts) -> array of shape (len, d)")
+        self.model = model
+        self._encode = encode
+        self._cache: dict[str, np.ndarray] = {}
+
+    def with_threshold(self, threshold: float) -> "EmbeddingJudge":
+        """A judge with another threshold that shares this judge's embedding cache."""
+        other = EmbeddingJudge(threshold, self.model, encode=self._encode)
+        other._cache = self._cache
+        return other
+
+    def embeddings(self, texts) -> np.ndarray:
+        """Unit-length embeddings of ``texts`` (each distinct text embedded once per instance)."""
+        if isinstance(texts, str):
+            raise ValueError("texts must be a sequence of strings, got a single string")
+        texts = list(texts)
+        if not texts:
+            raise ValueError("texts must not be empty")
+        bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
+        if bad:
+            raise ValueError(f"texts must all be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}")
+        todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if todo:
+            if self._encode is None:
+                from .similarity import embed
+
+                U = embed(todo, self.model, progress=False)
+            else:
+                U = self._encode(todo)
+            U = np.asarray(U, dtype=float)
+            if U.ndim != 2 or U.shape[0] != len(todo):
+                raise ValueError(f"the encoder returned shape {U.shape} for {len(todo)} texts")
+            norms = np.linalg.norm(U, axis=1, keepdims=True)
+            if np.any(norms == 0):
+                raise ValueError("the encoder returned a zero vector; the cosine is undefined")
+            for t, u in zip(todo, U / norms):
+                self._cache[t] = u
+        return np.stack([self._cache[t] for t in texts])
+
+    def cosine(self, texts, pairs) -> np.ndarray:
+        """Cosine similarity of the embeddings of each pair, shape ``(m,)``."""
+        texts = list(texts) if not isinstance(texts, str) else texts
+        P = _check_pairs(pairs, len(texts))
+        if P.shape[0] == 0:
+            return np.zeros(0)
+        U = self.embeddings(texts)
+        return np.einsum("ij,ij->i", U[P[:, 0]], U[P[:, 1]])
+
+    def pairs(self, texts, pairs) -> np.ndarray:
+        """Verdicts ``cosine >= threshold`` for each pair."""
+        return self.cosine(texts, pairs) >= self.threshold
+
+    def __repr__(self) -> str:
+        return f"EmbeddingJudge(threshold={self.threshold}, model={self.model!r})"
+
+
+class PQEstimate:
+    """Estimated ``p`` and ``q`` of a judge, with the counts behind them; unpacks to ``(p, q)``.
+
+    Attributes
+    ----------
+    p, q : float
+        Share of TRUE verdicts among judged same-meaning / different-meaning pairs
+        (NaN when no such pair was judged).
+    n_same, n_diff : int
+        Number of judged same-meaning / different-meaning pairs.
+    true_same, true_diff : int
+        Number of TRUE verdicts among them.
+    """
+
+    __slots__ = ("p", "q", "n_same", "n_diff", "true_same", "true_diff")
+
+    def __init__(self, true_same: int, n_same: int, true_diff: int, n_diff: int):
+        self.true_same, self.n_same = int(true_same), int(n_same)
+        self.true_diff, self.n_diff = int(true_diff), int(n_diff)
+        self.p = self.true_same / self.n_same if self.n_same else float("nan")
+        self.q = self.true_diff / self.n_diff if self.n_diff else float("nan")
+
+    def __iter__(self):
+        yield self.p
+        yield self.q
+
+    def __len__(self) -> int:
+        return 2
+
+    def __getitem__(self, i):
+        return (self.p, self.q)[i]
+
+    def standard_errors(self) -> tuple[float, float]:
+        """Binomial standard errors ``sqrt(p(1-p)/n_same)`` and ``sqrt(q(1-q)/n_diff)``.
+
+        Pairs that share a text are not independent, so these understate the
+        uncertainty for a judge whose errors depend on the texts.
+        """
+        se_p = np.sqrt(self.p * (1 - self.p) / self.n_same) if self.n_same else float("nan")
+        se_q = np.sqrt(self.q * (1 - self.q) / self.n_diff) if self.n_diff else float("nan")
+        return float(se_p), float(se_q)
+
+    def __repr__(self) -> str:
+        return (
+            f"PQEstimate(p={self.p:.4g} ({self.true_same}/{self.n_same}), "
+            f"q={self.q:.4g} ({self.true_diff}/{self.n_diff}))"
+        )
+
+
+def estimate_pq(verdicts, labels, pairs) -> PQEstimate:
+    """Estimate a judge's ``p`` and ``q`` (Liu 2025, eqs. 3-4; Table 2) from labelled pairs.
+
+    Parameters
+    ----------
+    verdicts : array-like of bool, shape (m,)
+        The judge's verdicts; a :class:`numpy.ma.MaskedArray` (or NaN in a float
+        array) marks unjudged pairs, which are left out.
+    labels : array-like, shape (n,)
+        True meaning of each text.
+    pairs : array-like of int, shape (m, 2)
+        The pairs the verdicts are about (indices into ``labels``).
+
+    Returns
+    -------
+    PQEstimate
+        ``p_hat`` = TRUE share among same-meaning pairs and ``q_hat`` = TRUE
+        share among different-meaning pairs, with the counts; unpacks to ``(p, q)``.
+
+    Raises
+    ------
+    ValueError
+        If the lengths disagree, a pair index is out of range, or a verdict is
+        not boolean / 0-1.
+
+    Examples
+    --------
+    >>> p, q = estimate_pq([True, False, True, False], [0, 0, 1, 1], [[0, 1], [0, 2], [2, 3], [1, 3]])
+    >>> p, q
+    (1.0, 0.0)
+    """
+    lab = check_labels(labels)
+    P = _check_pairs(pairs, lab.shape[0])
+    if np.ma.isMaskedArray(verdicts):
+        judged = ~np.ma.getmaskarray(verdicts)
+        v = np.ma.getdata(verdicts).astype(float)
+    else:
+        v = np.asarray(verdicts, dtype=float)
+        judged = ~np.isnan(v)
+    if v.ndim != 1 or v.shape[0] != P.shape[0]:
+        raise ValueError(f"verdicts must be 1-D with one entry per pair ({P.shape[0]}), got shape {v.shape}")
+    if np.any((v[judged] != 0) & (v[judged] != 1)):
+        raise ValueError("verdicts must be boolean or 0/1")
+    same = lab[P[:, 0]] == lab[P[:, 1]]
+    s, d = same & judged, ~same & judged
+    return PQEstimate(v[s].sum(), s.sum(), v[d].sum(), d.sum())
 
 
 def __getattr__(name):
