@@ -56,6 +56,8 @@ __all__ = [
     "inclusion_probabilities",
     "synthetic_logits",
     "same_sets_models",
+    "temperature_sweep",
+    "sharp_soft_pair",
     "mapie_sets",
     "ye_split",
     "ye_protocol",
@@ -612,6 +614,85 @@ def same_sets_models(n: int, *, p_medium: float = 0.85, n_options: int = 6, rand
         p[rows[~medium], slots[~medium, 2]] = 0.3
     y = np.where(medium, slots[:, 0], slots[rows, rng.integers(3, size=n)])
     return p1, p2, y, medium
+
+
+def _split_eval(p, y, n_cal, alpha, quantile):
+    cal, test = slice(0, n_cal), slice(n_cal, None)
+    lac = lac_sets(p[cal], y[cal], p[test], alpha, quantile=quantile)
+    aps = aps_sets(p[cal], y[cal], p[test], alpha, quantile=quantile)
+    return {
+        "accuracy": accuracy(p[test], y[test]),
+        "lac_ss": set_size(lac), "aps_ss": set_size(aps),
+        "lac_cov": coverage(lac, y[test]), "aps_cov": coverage(aps, y[test]),
+    }
+
+
+def temperature_sweep(temperatures, *, acc0: float = 0.88, margin: float = 4.0, sigma: float = 1.0, alpha: float = 0.1,
+                      n_cal: int = 2000, n_test: int = 6000, quantile: str = "paper", random_state=None) -> dict:
+    """Panel A of the review: one draw of the additive synthetic model, softmax at each temperature.
+
+    The same logits (same questions, same answers) are divided by each T; the
+    first ``n_cal`` questions calibrate, the other ``n_test`` are evaluated.
+
+    Returns
+    -------
+    dict of ndarrays, one entry per temperature: ``accuracy``, ``lac_ss``,
+    ``aps_ss``, ``lac_cov``, ``aps_cov``; and ``temperature``.
+
+    Examples
+    --------
+    >>> r = temperature_sweep([0.5, 2.0], n_cal=500, n_test=1000, random_state=0)
+    >>> bool(r["accuracy"][0] == r["accuracy"][1]), bool(r["aps_ss"][0] > r["aps_ss"][1])
+    (True, True)
+    """
+    ts = check_array(temperatures, "temperatures", ndim=1)
+    if ts.size == 0 or ts.min() <= 0:
+        raise ValueError(f"temperatures must be a non-empty list of positive numbers, got {ts}")
+    n_cal = check_int(n_cal, "n_cal", low=1)
+    n_test = check_int(n_test, "n_test", low=1)
+    z, y = synthetic_logits(n_cal + n_test, acc0=acc0, margin=margin, sigma=sigma, random_state=random_state)
+    rows = [_split_eval(softmax(z, t), y, n_cal, alpha, quantile) for t in ts]
+    out = {k: np.array([r[k] for r in rows]) for k in rows[0]}
+    out["temperature"] = ts
+    return out
+
+
+def sharp_soft_pair(*, acc0: float = 0.9, margin_sharp: float = 6.0, margin_soft: float = 1.0, sigma: float = 1.0,
+                    alpha: float = 0.15, n_cal: int = 2000, n_test: int = 6000, quantile: str = "paper",
+                    shared: bool = True, random_state=None) -> dict:
+    """Panel B of the review: a sharp and a soft model with the same answers on every question.
+
+    Both models are :func:`synthetic_logits` with ``construction="beat_best"``.
+    With ``shared=True`` they come from the same random draw (same questions,
+    same chosen options, same noise) and only the margin differs, so they give
+    the same answer on every question and are wrong on the same questions.
+    With ``shared=False`` each model has its own draw: the same accuracy in
+    expectation, wrong on different questions.
+
+    Returns
+    -------
+    dict
+        ``sharp`` and ``soft``: the summaries (``accuracy``, ``lac_ss``,
+        ``aps_ss``, ``lac_cov``, ``aps_cov``) of each model.
+
+    Examples
+    --------
+    >>> r = sharp_soft_pair(random_state=0)
+    >>> r["sharp"]["accuracy"] == r["soft"]["accuracy"], r["sharp"]["lac_ss"], r["soft"]["lac_ss"]
+    (True, 1.0, 1.0)
+    >>> bool(r["sharp"]["aps_ss"] > r["soft"]["aps_ss"])
+    True
+    """
+    n_cal = check_int(n_cal, "n_cal", low=1)
+    n_test = check_int(n_test, "n_test", low=1)
+    rng = check_random_state(random_state)
+    seed = rng.integers(2**63)
+    out = {}
+    for name, a in (("sharp", margin_sharp), ("soft", margin_soft)):
+        draw = seed if shared else rng.integers(2**63)
+        z, y = synthetic_logits(n_cal + n_test, acc0=acc0, margin=a, sigma=sigma, construction="beat_best", random_state=draw)
+        out[name] = _split_eval(softmax(z), y, n_cal, alpha, quantile)
+    return out
 
 
 # --------------------------------------------------------------------------- MAPIE cross-check
