@@ -200,7 +200,10 @@ def self_similarity(embeddings) -> float:
     With unit rows :math:`\\hat u_i` and :math:`s=\\sum_i\\hat u_i`,
     :math:`\\sum_{i,j}\\hat u_i\\cdot\\hat u_j = \\lVert s\\rVert^2`, and the
     diagonal contributes :math:`\\sum_i\\lVert\\hat u_i\\rVert^2 = n`; the
-    ordered off-diagonal pairs number :math:`n(n-1)`.  Float error is guarded
+    ordered off-diagonal pairs number :math:`n(n-1)`.  Equivalently
+    :math:`1-\\mathrm{SS} = \\frac{1}{n-1}\\sum_i\\lVert\\hat u_i-\\bar u\\rVert^2`,
+    the total sample variance (trace of the sample covariance) of the unit
+    rows, so the score is a variance in disguise.  Float error is guarded
     three ways: rows are rescaled by their largest entry before the norm is
     taken (no overflow/underflow), all sums run in float64 (a float32 sum of
     200,000 near-parallel unit rows already errs in the sixth decimal), and the diagonal

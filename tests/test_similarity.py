@@ -93,6 +93,14 @@ def test_identity_equals_matrix_formula_and_is_invariant(X, rnd):
 
 
 @settings(max_examples=40, deadline=None)
+@given(_rows())
+def test_one_minus_score_is_total_sample_variance_of_unit_rows(X):
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    total_variance = np.trace(np.atleast_2d(np.cov(U, rowvar=False)))
+    assert 1 - self_similarity(X) == pytest.approx(total_variance, abs=1e-10)
+
+
+@settings(max_examples=40, deadline=None)
 @given(_rows(min_n=4, max_n=14), st.data())
 def test_groups_agree_with_separate_calls_and_pooled_mean(X, data):
     n = X.shape[0]
