@@ -1,0 +1,159 @@
+"""Tests of ``python -m semvar judge`` against the simulated endpoint on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import numpy as np
+import pytest
+
+from semvar.cli import _relation_report, build_parser, main
+from semvar.graph import all_pairs
+from semvar.relation import count_violations
+from semvar.testing_server import SimulatedEndpoint
+
+KEY = "sk-cli-test-KEY-9876543210"
+
+
+def write_texts(path, sizes, *, with_labels=True):
+    texts, labels = [], []
+    for g, size in enumerate(sizes):
+        for i in range(size):
+            texts.append(f"John's hobbies, set {g}, said in way {i}.")
+            labels.append(g)
+    with open(path, "w", encoding="utf-8") as fh:
+        for t, lab in zip(texts, labels):
+            fh.write(json.dumps({"text": t, "label": lab} if with_labels else t) + "\n")
+    return texts, np.array(labels)
+
+
+def run(args, ep, tmp_path, *extra):
+    out = tmp_path / "result.json"
+    argv = ["judge", str(tmp_path / "texts.jsonl"), "--base-url", ep.base_url, "--model", "m",
+            "--out", str(out), "--no-progress", "--timeout", "2", "--backoff-base", "0.005", *args, *extra]
+    code = main(argv)
+    return code, (json.loads(out.read_text()) if out.exists() and code == 0 else None)
+
+
+def test_parser_keeps_replicate_and_adds_judge():
+    parser = build_parser()
+    assert parser.parse_args(["replicate", "--quick"]).command == "replicate"
+    args = parser.parse_args(["judge", "t.jsonl", "--base-url", "http://x/v1", "--model", "m", "--out", "r.json"])
+    assert args.command == "judge" and args.pairs == "all" and args.k == "auto" and args.cache is None
+
+
+def test_judge_end_to_end_with_fixed_k(tmp_path, capsys, monkeypatch):
+    sizes = [6, 4, 2]
+    texts, labels = write_texts(tmp_path / "texts.jsonl", sizes)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with SimulatedEndpoint(dict(zip(texts, labels)), api_key=KEY, fault_every=4, faults=("500", "unparseable")) as ep:
+        code, res = run(["--k", "3", "--cache", str(tmp_path / "c.sqlite")], ep, tmp_path)
+        assert code == 0
+        printed = capsys.readouterr()
+        # hand computation: clusters of sizes 6, 4, 2 out of 12
+        expected = -sum(s / 12 * math.log(s / 12) for s in sizes)
+        assert res["k"] == 3 and abs(res["entropy"] - expected) < 1e-12
+        assert f"semantic spectral entropy = {expected:.4f}" in printed.out
+        assert res["n_pairs"] == 66 and res["calls"]["requests"] == ep.n_requests > 66
+        assert res["calls"]["unjudged"] == 0 and res["pq"]["p"] == 1.0 and res["pq"]["q"] == 0.0
+        P = np.array(res["pairs"])
+        assert res["verdicts"] == (labels[P[:, 0]] == labels[P[:, 1]]).tolist()
+        assert res["violations"]["transitivity"]["violations"] == 0
+        assert KEY not in printed.out + printed.err + json.dumps(res)
+
+        before = ep.n_requests
+        code, res2 = run(["--k", "3", "--cache", str(tmp_path / "c.sqlite")], ep, tmp_path)
+        assert code == 0 and ep.n_requests == before and res2["calls"]["requests"] == 0
+        assert res2["calls"]["cached"] == 66 and "0 HTTP requests" in capsys.readouterr().out
+
+
+def test_judge_auto_k_uses_network_cross_validation(tmp_path, capsys):
+    pytest.importorskip("semvar.select_k", reason="semvar.select_k (network cross-validation) is not available")
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [8, 8, 8], with_labels=False)
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        code, res = run(["--k", "auto", "--k-max", "4"], ep, tmp_path)
+    assert code == 0 and res["k"] == 3 and "cross-validation" in res["k_method"]
+    assert abs(res["entropy"] - math.log(3)) < 1e-12 and "pq" not in res
+
+
+def test_sampled_pairs_cost_fewer_calls(tmp_path, capsys):
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [10, 10])
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        code, res = run(["--pairs", "sample:0.3", "--k", "2", "--seed", "1"], ep, tmp_path)
+    assert code == 0
+    m = res["n_pairs"]
+    assert ep.n_requests == m and 0.15 * 190 < m < 0.45 * 190
+    P = np.array(res["pairs"])
+    assert (P[:, 0] < P[:, 1]).all() and len({tuple(p) for p in P.tolist()}) == m
+
+
+def test_ordered_design_symmetry_and_transitivity_match_semvar_relation(tmp_path, capsys):
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [5, 4, 3])
+    n = len(texts)
+    with SimulatedEndpoint(dict(zip(texts, labels)), p=0.8, q=0.15, seed=3) as ep:
+        code, res = run(["--pairs", "ordered", "--k", "3"], ep, tmp_path)
+    assert code == 0 and res["n_pairs"] == n * (n - 1) == ep.n_requests
+    R = np.eye(n, dtype=bool)
+    for (i, j), v in zip(res["pairs"], res["verdicts"]):
+        R[i, j] = v
+    assert res["violations"]["symmetry"] == {
+        "pairs_judged_both_orders": n * (n - 1) // 2,
+        "violations": count_violations(R).symmetry,
+    }
+    assert count_violations(R).symmetry > 0  # the simulated judge answers the two orders independently
+
+
+def test_relation_report_on_a_symmetric_design_matches_count_violations():
+    rng = np.random.default_rng(0)
+    n = 9
+    P = all_pairs(n)
+    v = rng.random(P.shape[0]) < 0.4
+    R = np.eye(n, dtype=bool)
+    R[P[:, 0], P[:, 1]] = v
+    R[P[:, 1], P[:, 0]] = v
+    rep = _relation_report(n, P, np.ma.MaskedArray(v, mask=np.zeros_like(v)))
+    cv = count_violations(R)
+    assert rep["transitivity"] == {"violations": cv.transitivity, "paths": cv.paths}
+    assert cv.transitivity > 0
+
+
+def test_relation_report_hand_chain_and_unjudged_pairs():
+    # 0 ~ 1 and 1 ~ 2 judged TRUE, 0 ~ 2 judged FALSE: the open path counts from both ends
+    P = np.array([[0, 1], [1, 2], [0, 2]])
+    rep = _relation_report(3, P, np.ma.MaskedArray([True, True, False], mask=[False, False, False]))
+    assert rep["transitivity"] == {"violations": 2, "paths": 2}
+    # the same with 0 ~ 2 unjudged: no violation can be seen
+    rep = _relation_report(3, P, np.ma.MaskedArray([True, True, False], mask=[False, False, True]))
+    assert rep["transitivity"] == {"violations": 0, "paths": 2}
+
+
+def test_wrong_key_exits_with_a_clear_message(tmp_path, capsys, monkeypatch):
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [3, 3])
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-wrong-" + KEY)
+    with SimulatedEndpoint(dict(zip(texts, labels)), api_key=KEY) as ep:
+        code, _ = run(["--k", "2"], ep, tmp_path)
+    err = capsys.readouterr().err
+    assert code == 2 and "OPENAI_API_KEY" in err and "401" in err and KEY not in err
+
+
+@pytest.mark.parametrize(
+    "content, extra, match",
+    [
+        ('{"text": "a"}\n{"text": "b"}\n', ["--pairs", "sample:2"], "sample:S"),
+        ('{"text": "a"}\n{"text": "b"}\n', ["--pairs", "some"], "'all', 'ordered'"),
+        ('{"text": "a"}\n{"text": "b"}\n', ["--k", "5"], r"--k must lie in \[1, 2\]"),
+        ('{"text": "a"}\n{"text": "b"}\n', ["--k", "two"], "'auto' or a positive integer"),
+        ('{"text": "a"}\nnot json\n', [], "line 2: not valid JSON"),
+        ('{"txt": "a"}\n', [], 'line 1: expected a JSON string or an object with a "text"'),
+        ('"only one"\n', [], "at least 2"),
+        ('"a"\n"b"\n', ["--prompt", "no-such-prompt-file"], "--prompt must be one of"),
+    ],
+)
+def test_bad_command_lines(tmp_path, capsys, content, extra, match):
+    (tmp_path / "texts.jsonl").write_text(content, encoding="utf-8")
+    code = main(["judge", str(tmp_path / "texts.jsonl"), "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+                 "--out", str(tmp_path / "r.json"), *extra])
+    assert code == 2
+    assert re.search(match, capsys.readouterr().err)
