@@ -19,7 +19,7 @@ import numpy as np
 from ._validation import check_array, check_labels, check_probability, check_random_state, check_real
 from .graph import _check_pairs
 
-__all__ = ["Judge", "OracleJudge", "SBMJudge", "BlockJudge", "EmbeddingJudge", "PQEstimate", "estimate_pq"]
+__all__ = ["Judge", "OracleJudge", "SBMJudge", "BlockJudge", "HardTextJudge", "EmbeddingJudge", "PQEstimate", "estimate_pq"]
 
 
 @runtime_checkable
@@ -140,6 +140,79 @@ class BlockJudge(_LabelledJudge):
         P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         prob = self.B[self.labels[P[:, 0]], self.labels[P[:, 1]]]
         return self._rng.random(prob.shape[0]) < prob
+
+
+class HardTextJudge(_LabelledJudge):
+    """A judge with text-dependent errors: some texts it cannot match with anything.
+
+    Each text is *hard* with probability ``hard_fraction``, drawn once when the
+    judge is made (so the same texts stay hard for every question, as with a
+    deterministic language model that does not recognise some surface form).
+    A pair of same-meaning texts is judged TRUE with probability ``p`` when both
+    texts are easy and ``p_hard`` when at least one is hard; different meanings
+    are TRUE with probability ``q``.  Verdicts are otherwise independent.
+
+    Its overall rate of TRUE among same-meaning pairs is close to
+    ``(1-h)^2 p + (1-(1-h)^2) p_hard``, so a judge can look like
+    :class:`SBMJudge` with that ``p`` while producing nearly isolated nodes,
+    which is what spectral clustering is sensitive to.
+
+    Parameters
+    ----------
+    labels : array-like of shape (n,)
+    p, q : float in [0, 1]
+    hard_fraction : float in [0, 1]
+        Probability ``h`` that a text is hard.
+    p_hard : float in [0, 1], optional
+        Defaults to ``q`` (a hard text looks like a different meaning to the judge).
+    random_state : None, int or numpy.random.Generator
+
+    Examples
+    --------
+    >>> j = HardTextJudge([0, 0, 0], p=1.0, q=0.0, hard_fraction=0.0, random_state=0)
+    >>> j.pairs(list("abc"), [[0, 1], [1, 2]]).tolist()
+    [True, True]
+    """
+
+    def __init__(self, labels, p: float, q: float, *, hard_fraction: float, p_hard: float | None = None, random_state=None):
+        super().__init__(labels)
+        self.p = check_probability(p, "p")
+        self.q = check_probability(q, "q")
+        self.hard_fraction = check_probability(hard_fraction, "hard_fraction")
+        self.p_hard = self.q if p_hard is None else check_probability(p_hard, "p_hard")
+        self._rng = check_random_state(random_state)
+        self.hard = self._rng.random(self.labels.shape[0]) < self.hard_fraction
+
+    @staticmethod
+    def p_for(p_overall: float, q: float, hard_fraction: float, p_hard: float | None = None) -> float:
+        """The easy-pair ``p`` that gives an overall same-meaning TRUE rate ``p_overall``.
+
+        Solves ``(1-h)^2 p + (1-(1-h)^2) p_hard = p_overall``; raises ValueError
+        when no ``p`` in [0, 1] does.
+
+        >>> round(HardTextJudge.p_for(0.67, 0.01, 0.1), 4)
+        0.8249
+        """
+        p_overall = check_probability(p_overall, "p_overall")
+        q = check_probability(q, "q")
+        h = check_probability(hard_fraction, "hard_fraction")
+        ph = q if p_hard is None else check_probability(p_hard, "p_hard")
+        both = (1 - h) ** 2
+        if both == 0:
+            raise ValueError("hard_fraction = 1 leaves no easy pair")
+        p = (p_overall - (1 - both) * ph) / both
+        if not 0 <= p <= 1:
+            raise ValueError(
+                f"no easy-pair p in [0, 1] gives an overall p of {p_overall} with hard_fraction={h} and p_hard={ph} (needs {p:.3g})"
+            )
+        return float(p)
+
+    def pairs(self, texts, pairs) -> np.ndarray:
+        same = self._same(texts, pairs)
+        P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        hard = self.hard[P[:, 0]] | self.hard[P[:, 1]] if P.shape[0] else np.zeros(0, bool)
+        prob = np.where(same, np.where(hard, self.p_hard, self.p), self.q)
+        return self._rng.random(same.shape[0]) < prob
 
 
 class EmbeddingJudge:

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semvar.graph import all_pairs
-from semvar.judges import BlockJudge, EmbeddingJudge, Judge, OracleJudge, PQEstimate, SBMJudge, estimate_pq
+from semvar.judges import BlockJudge, EmbeddingJudge, HardTextJudge, Judge, OracleJudge, PQEstimate, SBMJudge, estimate_pq
 
 
 def _fake_encoder(calls):
@@ -136,3 +136,20 @@ def test_sbm_and_oracle_bad_input():
         SBMJudge([0, 1], 0.5, -0.1)
     with pytest.raises(ValueError, match="labels for 2 texts"):
         OracleJudge([0, 1]).pairs(["a", "b", "c"], [[0, 1]])
+
+
+def test_hard_text_judge():
+    labels = np.repeat([0, 1], 50)
+    j = HardTextJudge(labels, p=1.0, q=0.0, hard_fraction=0.2, random_state=0)
+    P = all_pairs(100)
+    v = j.pairs([""] * 100, P)
+    hard_pair = j.hard[P[:, 0]] | j.hard[P[:, 1]]
+    same = labels[P[:, 0]] == labels[P[:, 1]]
+    assert v[same & ~hard_pair].all() and not v[hard_pair].any() and not v[~same].any()
+    assert 0.05 < j.hard.mean() < 0.35
+    # the calibration identity (1-h)^2 p + (1-(1-h)^2) p_hard = p_overall, by hand for h = 0.5, p_hard = 0
+    assert HardTextJudge.p_for(0.2, 0.0, 0.5) == pytest.approx(0.8)
+    with pytest.raises(ValueError, match="no easy-pair p"):
+        HardTextJudge.p_for(0.9, 0.0, 0.5)
+    with pytest.raises(ValueError, match="hard_fraction"):
+        HardTextJudge(labels, 0.5, 0.1, hard_fraction=1.5)
