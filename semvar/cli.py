@@ -258,8 +258,8 @@ def _cmd_judge(args) -> int:
         "verdicts": [None if m else bool(x) for x, m in zip(np.ma.getdata(verdicts), np.ma.getmaskarray(verdicts))],
     }
     lines = [
-        f"judged {stats['pairs']} pairs of {n} texts with {args.model!r} (prompt {judge.prompt}): "
-        f"{stats['requests']} HTTP requests, {stats['cached']} pairs from the cache, "
+        f"judged {stats['pairs']} pairs of {n} texts ({stats['unique']} distinct calls) with {args.model!r} "
+        f"(prompt {judge.prompt}): {stats['requests']} HTTP requests, {stats['cached']} calls from the cache, "
         f"{stats['retried']} retried, {stats['unjudged']} unjudged",
         f"K = {k} ({k_method})",
         f"semantic spectral entropy = {entropy:.4f} nats",
