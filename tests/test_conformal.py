@@ -114,6 +114,19 @@ def test_sets_equal_released_code_on_float32_softmax():
         np.testing.assert_array_equal(fn(p[:1500], y[:1500], p[1500:], 0.1), _as_bool(ref(p[:1500], y[:1500], p[1500:], 0.1), 6))
 
 
+def test_sets_equal_released_code_with_tied_probabilities():
+    # the released logits are coarse (float32, steps of 1/64): many rows tie at the top.
+    # Ties decide the APS order (argsort reversed: the last tied option first) and the LAC fallback (argmax: the first)
+    rng = np.random.default_rng(12)
+    z = np.round(rng.normal(scale=1.0, size=(4000, 6)) * 2) / 2
+    y = rng.integers(6, size=4000)
+    p = cf.softmax(z)
+    assert (np.sort(p, axis=1)[:, -1] == np.sort(p, axis=1)[:, -2]).mean() > 0.05
+    for alpha in (0.1, 0.5, 0.8):
+        for fn, ref in ((cf.lac_sets, ref_lac), (cf.aps_sets, ref_aps)):
+            np.testing.assert_array_equal(fn(p[:1000], y[:1000], p[1000:], alpha), _as_bool(ref(p[:1000], y[:1000], p[1000:], alpha), 6))
+
+
 def test_softmax_matches_per_row_form():
     rng = np.random.default_rng(3)
     z = rng.normal(size=(50, 6))
@@ -214,6 +227,15 @@ def test_hand_computed_lac_and_aps():
     np.testing.assert_array_equal(aps[1], [False, True, True])  # 0.55, 0.8 -> {2, 1}
     # a row whose top option alone exceeds qhat gets the top option only
     np.testing.assert_array_equal(cf.aps_sets(p_cal, y_cal, [[0.9, 0.05, 0.05]], 0.3), [[True, False, False]])
+
+
+def test_lac_float_comparison_drops_an_option_whose_score_equals_qhat():
+    # released code: keep p >= 1 - qhat; 1 - 0.7 == 0.30000000000000004 > 0.3, so score 0.7 == qhat is dropped
+    p_cal = np.tile([0.7, 0.3], (20, 1))
+    y_cal = np.ones(20, dtype=int)
+    assert cf.conformal_threshold(cf.lac_scores(p_cal, y_cal), 0.1) == 1 - 0.3
+    np.testing.assert_array_equal(cf.lac_sets(p_cal, y_cal, [[0.7, 0.3]], 0.1), [[True, False]])
+    np.testing.assert_array_equal(_as_bool(ref_lac(p_cal, y_cal, np.array([[0.7, 0.3]]), 0.1), 2), [[True, False]])
 
 
 def test_summaries_and_identity():
