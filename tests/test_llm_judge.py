@@ -314,6 +314,27 @@ def test_killed_run_resumes_without_repeating_a_completed_call(tmp_path):
         judge.close()
 
 
+def test_ctrl_c_stops_the_command_and_keeps_every_finished_call(tmp_path):
+    texts, labels = corpus(3, 4)
+    path = tmp_path / "texts.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in texts), encoding="utf-8")
+    cache = tmp_path / "cache.sqlite"
+    with SimulatedEndpoint(dict(zip(texts, labels)), hold_after=20) as ep:
+        cmd = [sys.executable, "-m", "semvar", "judge", str(path), "--base-url", ep.base_url, "--model", "judge-model",
+               "--k", "3", "--cache", str(cache), "--out", str(tmp_path / "r.json"), "--no-progress", "--timeout", "1"]
+        proc = subprocess.Popen(cmd, env=dict(os.environ, OPENAI_API_KEY=""), stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and (ep.in_flight == 0 or sum(ep.answered.values()) < 20):
+            time.sleep(0.05)
+        time.sleep(0.3)  # the 20 answers are received and committed; further requests are held
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    assert proc.returncode == 130, err
+    assert "interrupted: 20 finished calls are in" in err and "run the same command again" in err
+    assert len(VerdictCache(cache)) == 20 and not (tmp_path / "r.json").exists()
+
+
 # --------------------------------------------------------------------------- errors and the key
 def test_wrong_key_raises_a_clear_error_without_the_key(monkeypatch):
     texts, labels = corpus(2, 2)
