@@ -251,3 +251,80 @@ def test_seed_printed_values_with_minilm():
     assert np.array_equal(E[2:4], E[4:6])
     assert round(self_similarity(E[:2]), 4) == 0.8107
     assert round(self_similarity(E[2:4]), 4) == 0.9894
+
+
+# ----------------------------------------------------------------- the chapter's study helpers (semvar.sweep_selfsim)
+
+from semvar.sweep_selfsim import (  # noqa: E402
+    collision_probability,
+    corpus_grid,
+    discordance,
+    pair_summary,
+    pair_table,
+    proportions_for,
+)
+
+
+def test_collision_probability_hand_cases():
+    assert collision_probability([0, 0, 0]) == 1.0
+    assert collision_probability([0, 1, 2, 3]) == 0.0
+    # sizes 2 and 1: one same-meaning pair of three
+    assert collision_probability(["a", "a", "b"]) == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="at least 2"):
+        collision_probability([0])
+
+
+@pytest.mark.parametrize("shape", ["uniform", "geometric", "dominant"])
+@pytest.mark.parametrize("k", [1, 2, 5, 10])
+def test_proportions_sum_to_one(shape, k):
+    p = proportions_for(shape, k)
+    assert p.shape == (k,) and p.sum() == pytest.approx(1.0) and np.all(p > 0)
+
+
+def test_proportions_and_grid_bad_input():
+    with pytest.raises(ValueError, match="shape must be one of"):
+        proportions_for("zipf", 3)
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        proportions_for("uniform", 0)
+    grid = corpus_grid(ks=(1, 3), seeds=(0, 1))
+    assert len(grid) == 2 + 3 * 2 and {g["shape"] for g in grid if g["k"] == 1} == {"single"}
+
+
+def test_discordance_hand_case_and_bad_input():
+    # entropies 0, 1, 2; a score that decreases with entropy except for one swap
+    assert discordance([0.0, 1.0, 2.0], [0.9, 0.7, 0.8], higher_means_more_variable=False) == pytest.approx(1 / 3)
+    assert discordance([0.0, 1.0, 2.0], [0.0, 1.1, 1.9]) == 0.0
+    # pairs closer than min_gap are ignored
+    assert discordance([0.0, 0.1, 2.0], [0.0, -1.0, 3.0], min_gap=0.5) == 0.0
+    with pytest.raises(ValueError, match="equal length"):
+        discordance([0.0, 1.0], [1.0])
+    with pytest.raises(ValueError, match="min_gap"):
+        discordance([0.0, 0.1], [0.0, 1.0], min_gap=0.5)
+
+
+def _toy_texts():
+    return ["John's hobbies are running and reading.", "John's hobbies are jogging and reading.",
+            "John's hobbies are running and caving.", "John's hobbies are sculling and biking."]
+
+
+def test_pair_table_counts_shared_hobbies():
+    texts = _toy_texts()
+    U = np.eye(4) + 0.1
+    i, j, shared, cos = pair_table(texts, U)
+    got = {(int(a), int(b)): int(s) for a, b, s in zip(i, j, shared)}
+    assert got == {(0, 1): 2, (0, 2): 1, (0, 3): 0, (1, 2): 1, (1, 3): 0, (2, 3): 0}
+    assert cos == pytest.approx(cosine_similarity(U)[i, j])
+    with pytest.raises(ValueError, match="rows for"):
+        pair_table(texts, U[:3])
+
+
+def test_pair_summary_auc_matches_brute_force():
+    texts = _toy_texts()
+    rng = np.random.default_rng(0)
+    U = rng.standard_normal((4, 5))
+    s = pair_summary(texts, U, thresholds=[0.0, 0.5])
+    i, j, shared, cos = pair_table(texts, U)
+    para, one = cos[shared == 2], cos[shared == 1]
+    brute = np.mean([(p > o) + 0.5 * (p == o) for p in para for o in one])
+    assert s["auc_paraphrase_vs_one_changed"] == pytest.approx(round(brute, 4))
+    assert s["pairs"] == {"paraphrase": 1, "one_changed": 2, "none_shared": 3}
