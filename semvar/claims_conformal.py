@@ -91,10 +91,14 @@ def _same_sets(quick: bool) -> Outcome:
         acc1.append(cf.accuracy(p1[2000:], y[2000:]))
         acc2.append(cf.accuracy(p2[2000:], y[2000:]))
     a1, a2 = float(np.mean(acc1)), float(np.mean(acc2))
+    p1, p2, y, _ = cf.same_sets_models(8000, random_state=0)
+    aps1 = cf.set_size(cf.aps_sets(p1[:2000], y[:2000], p1[2000:], 0.1))
+    aps2 = cf.set_size(cf.aps_sets(p2[:2000], y[:2000], p2[2000:], 0.1))
     ok = identical and abs(a1 - 0.90) <= 0.02 and abs(a2 - 0.05) <= 0.02
     our = {"identical_sets": identical, "accuracy_1": round(a1, 4), "accuracy_2": round(a2, 4)}
     return Outcome(our, "replicated" if ok else "not_replicated",
-                   f"{len(acc1)} draws of 2,000 calibration + 6,000 test questions; set size and coverage equal too")
+                   f"{len(acc1)} draws of 2,000 calibration + 6,000 test questions; LAC set size and coverage equal "
+                   f"too. LAC only: APS separates the pair (set size {aps1:.2f} vs {aps2:.2f})")
 
 
 @claim(
