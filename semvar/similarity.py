@@ -215,8 +215,9 @@ def self_similarity(embeddings) -> float:
 
     References
     ----------
-    The LLM self-similarity tutorial (seed 002); all-MiniLM-L6-v2 embeddings
-    :cite:`reimers2019sentence,wang2020minilm`.
+    The LLM self-similarity tutorial (the book's source on self-similarity);
+    all-MiniLM-L6-v2: Reimers & Gurevych (2019), Sentence-BERT; Wang et al.
+    (2020), MiniLM.
 
     Examples
     --------
