@@ -28,7 +28,9 @@ Ollama, ...), and behaves like client code that has to survive a long run:
   or in an error message.
 
 Only the standard library is used for HTTP (:mod:`http.client`,
-:mod:`concurrent.futures`), so no dependency is added.
+:mod:`concurrent.futures`), so no dependency is added.  Proxies are taken from
+the usual environment variables (``HTTPS_PROXY``, ``HTTP_PROXY``,
+``NO_PROXY``); loopback hosts are always reached directly.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ import socket
 import sqlite3
 import ssl
 import textwrap
+import urllib.request
+from base64 import b64encode
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -221,6 +225,17 @@ class VerdictCache:
     ----------
     path : str or os.PathLike
         The SQLite file (created if absent).
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), "verdicts.sqlite")
+    >>> cache = VerdictCache(path)
+    >>> key = VerdictCache.key("model", "{text_A} / {text_B}", "a cat", "one cat")
+    >>> cache.put(key, "model", "sha", "a cat", "one cat", True, "TRUE.")
+    >>> cache.get_many([key, "no-such-key"]) == {key: True}, len(cache)
+    (True, 1)
+    >>> cache.close()
     """
 
     def __init__(self, path):
@@ -340,8 +355,8 @@ class LLMJudge:
         The model name the server knows.
     api_key : str, optional
         Sent as ``Authorization: Bearer ...``.  Defaults to the environment
-        variable ``OPENAI_API_KEY``; with neither, no header is sent (local
-        servers usually need none).
+        variable ``OPENAI_API_KEY``; with neither, or with ``api_key=""``, no
+        header is sent (local servers usually need none).
     prompt : str
         ``"liu2025"`` or ``"liu2025_format"`` (appendix C, first and second
         prompt), or a template containing ``{text_A}`` and ``{text_B}``.
@@ -430,6 +445,7 @@ class LLMJudge:
         random_state: int | None = None,
     ):
         self.base_url, self._scheme, self._host, self._port, self._path = _check_base_url(base_url)
+        self._proxy = _proxy_for(self._scheme, self._host)
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must be a non-empty string, got {model!r}")
         self.model = model
@@ -620,12 +636,13 @@ class LLMJudge:
     def _connection(self):
         conn = getattr(self._local, "conn", None)
         if conn is None:
+            host, port = (self._host, self._port) if self._proxy is None else self._proxy[:2]
             if self._scheme == "https":
-                conn = http.client.HTTPSConnection(
-                    self._host, self._port, timeout=self.timeout, context=ssl.create_default_context()
-                )
+                conn = http.client.HTTPSConnection(host, port, timeout=self.timeout, context=ssl.create_default_context())
+                if self._proxy is not None:  # tunnel through the proxy with CONNECT
+                    conn.set_tunnel(self._host, self._port, headers=self._proxy[2])
             else:
-                conn = http.client.HTTPConnection(self._host, self._port, timeout=self.timeout)
+                conn = http.client.HTTPConnection(host, port, timeout=self.timeout)
             self._local.conn = conn
             with self._conns_lock:
                 self._conns.append(conn)
@@ -647,6 +664,8 @@ class LLMJudge:
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self._key:
             headers["Authorization"] = "Bearer " + self._key.value
+        if self._proxy is not None and self._scheme == "http":
+            headers.update(self._proxy[2])
         return headers
 
     def _redact(self, text: str) -> str:
@@ -660,7 +679,10 @@ class LLMJudge:
             self.stats.requests += 1
         conn = self._connection()
         try:
-            conn.request("POST", self._path, body=payload, headers=self._headers())
+            target = self._path
+            if self._proxy is not None and self._scheme == "http":  # a forward proxy wants the absolute URL
+                target = f"http://{self._host}:{self._port}{self._path}"
+            conn.request("POST", target, body=payload, headers=self._headers())
             resp = conn.getresponse()
             data = resp.read()
             status = resp.status
@@ -673,6 +695,12 @@ class LLMJudge:
         except ConnectionRefusedError:
             self._drop_connection()
             if not self._connected_once:
+                if self._proxy is not None:
+                    raise EndpointError(
+                        f"could not connect to the proxy {self._proxy[0]}:{self._proxy[1]} (from the environment "
+                        f"variables {self._scheme.upper()}_PROXY / {self._scheme}_proxy) to reach {self.url}: "
+                        "connection refused. Check the proxy setting, or list the host in NO_PROXY."
+                    ) from None
                 raise EndpointError(
                     f"could not connect to {self.url}: connection refused. Check that the server is running and "
                     f"listening on {self._host}:{self._port}, and that base_url is right."
@@ -723,6 +751,48 @@ def _error_message(data: bytes) -> str:
         msg = data.decode("utf-8", "replace")
     msg = str(msg).strip()
     return msg[:300] if msg else "no message"
+
+
+_LOOPBACK = ("localhost", "127.0.0.1", "::1")
+
+
+def _proxy_for(scheme: str, host: str):
+    """``(proxy_host, proxy_port, headers)`` from HTTP(S)_PROXY / NO_PROXY, or None.
+
+    Loopback hosts never go through a proxy (a proxy cannot reach your
+    localhost).  Proxy credentials in the URL become a Proxy-Authorization
+    header; like the API key they are never shown.
+    """
+    if host in _LOOPBACK or host.startswith("127."):
+        return None
+    proxies = urllib.request.getproxies_environment()
+    url = proxies.get(scheme)
+    if not url or urllib.request.proxy_bypass_environment(host, proxies):
+        return None
+    if "://" not in url:
+        url = "http://" + url
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return None
+    headers = {}
+    if parts.username is not None:
+        from urllib.parse import unquote
+
+        token = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode("utf-8")
+        headers["Proxy-Authorization"] = "Basic " + b64encode(token).decode("ascii")
+    return _Proxy(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80), headers)
+
+
+class _Proxy(tuple):
+    """``(host, port, headers)`` of a proxy; its repr hides the headers (they may hold credentials)."""
+
+    def __new__(cls, host: str, port: int, headers: dict):
+        return super().__new__(cls, (host, port, headers))
+
+    def __repr__(self) -> str:
+        return f"<proxy {self[0]}:{self[1]}>"
+
+    __str__ = __repr__
 
 
 def _check_base_url(base_url):

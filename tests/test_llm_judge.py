@@ -6,7 +6,9 @@ meaning labels and injects faults; nothing in the client is patched.
 
 from __future__ import annotations
 
+import base64
 import glob
+import http.client
 import json
 import logging
 import os
@@ -15,7 +17,10 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 import numpy as np
 import pytest
@@ -54,7 +59,7 @@ def truth(labels, P):
 
 
 def fast_judge(ep, **kw):
-    opts = dict(api_key="", timeout=0.3, max_retries=8, concurrency=8, backoff_base=0.005, backoff_max=0.05, progress=False)
+    opts = dict(api_key="", timeout=5.0, max_retries=8, concurrency=8, backoff_base=0.005, backoff_max=0.05, progress=False)
     opts.update(kw)
     return LLMJudge(ep.base_url, "judge-model", **opts)
 
@@ -151,9 +156,9 @@ def test_190_pairs_one_fault_in_three_all_right_and_warm_cache_sends_nothing(tmp
     assert P.shape[0] == 190
     cache = tmp_path / "judge.sqlite"
     faults = ("500", "503", "429", "timeout", "reset", "malformed", "unparseable")
-    with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=3, faults=faults, delay=0.6,
+    with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=3, faults=faults, delay=1.5,
                            styles=("plain", "markdown", "lower")) as ep:
-        judge = fast_judge(ep, cache_path=cache)
+        judge = fast_judge(ep, cache_path=cache, timeout=1.0)  # a "timeout" fault answers after 1.5 s
         v = judge.pairs(texts, P)
         assert not np.ma.getmaskarray(v).any()
         np.testing.assert_array_equal(np.ma.getdata(v), truth(labels, P))
@@ -177,7 +182,7 @@ def test_10000_pairs_concurrency_8_no_lost_or_duplicated_call(tmp_path):
     texts, labels = corpus(5, 29)  # 145 texts, 10440 pairs; take 10000
     P = all_pairs(len(texts))[:10_000]
     with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=50, faults=("500", "429")) as ep:
-        judge = fast_judge(ep, cache_path=tmp_path / "c.sqlite", concurrency=8, timeout=10.0)
+        judge = fast_judge(ep, cache_path=tmp_path / "c.sqlite", concurrency=8)
         v = judge.pairs(texts, P)
         assert not np.ma.getmaskarray(v).any()
         np.testing.assert_array_equal(np.ma.getdata(v), truth(labels, P))
@@ -388,3 +393,62 @@ def test_key_never_in_logs_repr_or_cache(tmp_path, caplog):
     for f in glob.glob(str(cache) + "*"):
         with open(f, "rb") as fh:
             assert KEY.encode() not in fh.read()
+
+
+# --------------------------------------------------------------------------- proxies
+class _ForwardProxy(BaseHTTPRequestHandler):
+    """A minimal HTTP forward proxy; every host name it is asked for is served from 127.0.0.1."""
+
+    protocol_version = "HTTP/1.1"
+    seen: list = []
+
+    def log_message(self, format, *args):
+        pass
+
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers["Content-Length"]))
+        self.seen.append((self.path, self.headers.get("Proxy-Authorization")))
+        target = urlsplit(self.path)
+        headers = {k: v for k, v in self.headers.items() if k.lower() not in ("proxy-authorization", "host")}
+        upstream = http.client.HTTPConnection("127.0.0.1", target.port, timeout=5)
+        upstream.request("POST", target.path, body=body, headers=headers)
+        reply = upstream.getresponse()
+        data = reply.read()
+        upstream.close()
+        self.send_response(reply.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+
+def test_requests_go_through_the_proxy_from_the_environment(monkeypatch):
+    texts, labels = corpus(2, 2)
+    proxy = ThreadingHTTPServer(("127.0.0.1", 0), _ForwardProxy)
+    threading.Thread(target=proxy.serve_forever, daemon=True).start()
+    _ForwardProxy.seen = []
+    for var in ("NO_PROXY", "no_proxy", "HTTPS_PROXY", "https_proxy", "http_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", f"http://alice:pr0xy-pass@127.0.0.1:{proxy.server_address[1]}")
+    try:
+        with SimulatedEndpoint(dict(zip(texts, labels)), api_key=KEY) as ep:
+            port = ep.base_url.split(":")[2].split("/")[0]
+            judge = LLMJudge(f"http://judge.example:{port}/v1", "m", api_key=KEY, progress=False)
+            v = judge.pairs(texts, all_pairs(4))
+            direct = LLMJudge(ep.base_url, "m", api_key=KEY, progress=False)  # loopback: never proxied
+            direct.pairs(texts, [[1, 0]])
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+    np.testing.assert_array_equal(np.ma.getdata(v), truth(labels, all_pairs(4)))
+    assert len(_ForwardProxy.seen) == 6 == ep.n_requests - 1
+    assert all(path == f"http://judge.example:{port}/v1/chat/completions" for path, _ in _ForwardProxy.seen)
+    assert all(auth == "Basic " + base64.b64encode(b"alice:pr0xy-pass").decode() for _, auth in _ForwardProxy.seen)
+    assert "pr0xy-pass" not in repr(judge) + str(vars(judge))
+
+    monkeypatch.setenv("NO_PROXY", "judge.example")
+    assert LLMJudge("http://judge.example:1/v1", "m", api_key="")._proxy is None
+    monkeypatch.delenv("NO_PROXY")
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:1")  # nobody listens on port 1
+    with pytest.raises(EndpointError, match=r"proxy 127\.0\.0\.1:1.*NO_PROXY"):
+        LLMJudge("http://judge.example:8000/v1", "m", api_key="", progress=False).pairs(texts, [[0, 1]])
