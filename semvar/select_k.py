@@ -392,7 +392,7 @@ def ecv(
 
 # --------------------------------------------------------------------------- eigengap
 @_single_thread
-def eigengap(adjacency, k_max: int) -> KSelection:
+def eigengap(adjacency, k_max: int, *, skip_first: bool = False) -> KSelection:
     """The eigengap heuristic on ``D^{-1/2} A D^{-1/2}``.
 
     Parameters
@@ -400,6 +400,11 @@ def eigengap(adjacency, k_max: int) -> KSelection:
     adjacency : array-like or scipy sparse matrix of shape (n, n)
     k_max : int
         Largest candidate ``K``; ``1 <= k_max < n``.
+    skip_first : bool
+        Ignore the first gap ``mu_1 - mu_2`` (the trivial eigenvalue
+        ``mu_1 = 1`` of a connected graph often sits far above the rest, so the
+        plain rule returns 1 on dense graphs with a strong degree term); then
+        ``K_hat >= 2``.
 
     Returns
     -------
@@ -438,7 +443,16 @@ def eigengap(adjacency, k_max: int) -> KSelection:
     M = A * s[:, None] * s[None, :]
     mu = la.eigh(M, eigvals_only=True, subset_by_index=[n - k_max - 1, n - 1])[::-1]
     gaps = mu[:-1] - mu[1:]
-    return _result("eigengap", k_max, -gaps, {"eigenvalues": mu})
+    if skip_first:
+        if k_max < 2:
+            raise ValueError(f"skip_first=True needs k_max >= 2, got {k_max}")
+        gaps = gaps.copy()
+        gaps[0] = -np.inf
+        losses = -gaps
+        k = int(np.argmin(losses)) + 1
+        return KSelection(k=k, candidates=np.arange(1, k_max + 1), losses=losses, method="eigengap",
+                          details={"eigenvalues": mu, "skip_first": True})
+    return _result("eigengap", k_max, -gaps, {"eigenvalues": mu, "skip_first": False})
 
 
 # --------------------------------------------------------------------------- Bethe-Hessian
