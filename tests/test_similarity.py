@@ -328,3 +328,20 @@ def test_pair_summary_auc_matches_brute_force():
     brute = np.mean([(p > o) + 0.5 * (p == o) for p in para for o in one])
     assert s["auc_paraphrase_vs_one_changed"] == pytest.approx(round(brute, 4))
     assert s["pairs"] == {"paraphrase": 1, "one_changed": 2, "none_shared": 3}
+
+
+def test_stored_study_matches_the_generator():
+    """data/selfsim_corpora.csv was made from the corpora the generator makes today (no embedding needed)."""
+    import pandas as pd
+
+    from semvar.entropy import empirical_entropy
+    from semvar.sweep_selfsim import CORPORA_FILE, DATA, _corpora
+
+    table = pd.read_csv(DATA / CORPORA_FILE)
+    grid = corpus_grid()
+    assert len(table) == len(grid)
+    for (g, c), (_, row) in zip(_corpora(grid, 40, 2), table.iterrows()):
+        assert (row["shape"], row["k"], row["seed"]) == (g["shape"], g["k"], g["seed"])
+        assert row["distinct"] == len(set(c.texts))
+        assert row["entropy"] == pytest.approx(empirical_entropy(c.labels), abs=1e-6)
+        assert row["collision"] == pytest.approx(collision_probability(c.labels), abs=1e-6)
