@@ -27,7 +27,7 @@ import numpy as np
 
 from ._validation import check_array, check_int, check_random_state
 
-__all__ = ["HOBBIES", "TEMPLATES", "Corpus", "make_corpus", "realised_sizes", "parse_meaning"]
+__all__ = ["HOBBIES", "TEMPLATES", "Corpus", "make_corpus", "realised_sizes", "parse_meaning", "parse_spellings"]
 
 #: The ten hobbies of Liu (2025, appendix B).  The first spelling is the
 #: canonical name of the hobby; the others are its synonyms.
@@ -265,3 +265,24 @@ def parse_meaning(text: str) -> frozenset[str]:
     if not isinstance(text, str):
         raise ValueError(f"text must be a string, got {type(text).__name__}")
     return frozenset(name for name, pat in _PATTERNS if pat.search(text))
+
+
+_SPELLINGS = [
+    (spelling, re.compile(r"\b" + re.escape(spelling) + r"\b", re.IGNORECASE)) for names in HOBBIES for spelling in names
+]
+
+
+def parse_spellings(text: str) -> frozenset[str]:
+    """The hobby spellings (synonyms as written) that a hobby text uses.
+
+    Two texts with the same meaning and the same spellings differ only in order
+    and sentence frame.
+
+    Examples
+    --------
+    >>> sorted(parse_spellings("John's hobbies are biking and spelunking."))
+    ['biking', 'spelunking']
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    return frozenset(s for s, pat in _SPELLINGS if pat.search(text))

@@ -4,7 +4,7 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from semvar.corpus import HOBBIES, TEMPLATES, make_corpus, parse_meaning, realised_sizes
@@ -26,6 +26,7 @@ def test_sizes_hand_computed():
     st.integers(0, 10_000),
 )
 def test_ground_truth_matches_texts(n, props, m, seed):
+    assume(n * min(props) / sum(props) >= 1)  # every meaning gets at least one text
     c = make_corpus(n, props, m=m, random_state=seed)
     assert len(c.texts) == c.labels.size == n
     assert c.sizes.sum() == n and c.sizes.min() >= 1
@@ -76,3 +77,13 @@ def test_parse_meaning_bad_input_and_word_boundaries():
     with pytest.raises(ValueError, match="string"):
         parse_meaning(3)
     assert parse_meaning("John likes bicycling.") == frozenset({"cycling"})  # not also "cycling" twice / nothing else
+
+
+def test_parse_spellings():
+    from semvar.corpus import parse_spellings
+
+    assert parse_spellings("John likes bicycling and making ceramics.") == frozenset({"bicycling", "making ceramics"})
+    with pytest.raises(ValueError, match="string"):
+        parse_spellings(None)
+    c = make_corpus(30, (1, 1), m=3, random_state=0)
+    assert all(len(parse_spellings(t)) == 3 for t in c.texts)
