@@ -14,8 +14,8 @@ Three studies, each a long table in ``data/``:
     ``K = ceil(n^beta)`` equiprobable classes, ``beta`` in 0.25, 0.4, 0.5, 0.6,
     ``n`` in 100 ... 1600, judge ``(0.5, 0.1)``; the same three errors.
 
-Run ``python -m semvar.sweep_consistency`` (about ten minutes on one busy
-core; ``--reps`` to change the size).
+Run ``python -m semvar.sweep_consistency`` (a few minutes on one busy core;
+``--reps`` to change the size).
 """
 
 from __future__ import annotations
