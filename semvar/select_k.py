@@ -203,8 +203,9 @@ def ncv(adjacency, k_max: int, *, folds: int = 3, loss: str = "l2", random_state
     Raises
     ------
     ValueError
-        For an invalid adjacency, ``k_max`` outside ``[1, n)``, ``folds``
-        outside ``[2, n // 2]`` or an unknown ``loss``.
+        For an invalid adjacency, ``k_max`` outside ``[1, n)`` or above the
+        number of training nodes of a fold, ``folds`` outside ``[2, n // 2]``
+        or an unknown ``loss``.
 
     Notes
     -----
@@ -240,6 +241,12 @@ def ncv(adjacency, k_max: int, *, folds: int = 3, loss: str = "l2", random_state
     if folds > n // 2:
         raise ValueError(f"folds must satisfy 2 <= folds <= n // 2 = {n // 2} so every fold holds a pair, got {folds}")
     _check_loss(loss)
+    n_train_min = n - -(-n // folds)
+    if k_max > n_train_min:
+        raise ValueError(
+            f"k_max must be <= {n_train_min}, the number of training nodes of the largest fold "
+            f"(n = {n}, folds = {folds}), got {k_max}"
+        )
     rng = check_random_state(random_state)
     perm = rng.permutation(n)
     fold_of = np.empty(n, dtype=np.int64)
@@ -519,7 +526,8 @@ def choose_k(adjacency, method: str = "ncv", k_max: int = 10, random_state=None)
     method : {"ncv", "ecv", "eigengap", "bethe_hessian"}
     k_max : int
         Largest candidate; lowered to ``n - 1`` for graphs with fewer than
-        ``k_max + 1`` nodes (and to ``n // 2`` for NCV's folds where needed).
+        ``k_max + 1`` nodes.  NCV uses ``min(3, n // 2)`` folds and at most as
+        many candidates as a fold has training nodes.
     random_state : None, int or numpy.random.Generator
         Used by the cross-validation methods.
 
@@ -547,6 +555,12 @@ def choose_k(adjacency, method: str = "ncv", k_max: int = 10, random_state=None)
     if n < 3:
         raise ValueError(f"adjacency must have at least 3 nodes to choose K, got {n}")
     k_max = min(k_max, n - 1)
-    if method in ("ncv", "ecv"):
-        return int(METHODS[method](A, k_max, random_state=random_state))
+    if method == "ncv":
+        if n < 4:
+            raise ValueError(f"method='ncv' needs at least 4 nodes (two folds of two), got {n}")
+        folds = min(3, n // 2)
+        k_max = min(k_max, n - -(-n // folds))
+        return int(ncv(A, k_max, folds=folds, random_state=random_state))
+    if method == "ecv":
+        return int(ecv(A, k_max, random_state=random_state))
     return int(METHODS[method](A, k_max))

@@ -13,7 +13,7 @@ def _two_cliques(m=6):
     return np.kron(np.eye(2), np.ones((m, m))) - np.eye(2 * m)
 
 
-def test_acceptance_ncv_recovers_three_blocks():
+def test_ncv_recovers_three_blocks_in_eight_of_ten():
     """SBM(p=0.5, q=0.1), three blocks of 100: NCV returns 3 in at least 8 of 10 graphs."""
     hits = 0
     for seed in range(10):
@@ -81,6 +81,7 @@ def test_choose_k_dispatch():
     for m in ("ncv", "ecv", "eigengap", "bethe_hessian"):
         assert choose_k(A, m, k_max=4, random_state=0) == 2
     assert choose_k(np.ones((4, 4)) - np.eye(4), "eigengap", k_max=10) == 1  # k_max lowered to n - 1
+    assert 1 <= choose_k(_two_cliques(2), "ncv", k_max=10, random_state=0) <= 3  # 4 nodes: two folds
 
 
 @pytest.mark.parametrize(
@@ -90,6 +91,7 @@ def test_choose_k_dispatch():
         (lambda A: ncv(A, 12), "k_max"),
         (lambda A: ncv(A, 3, folds=1), "folds"),
         (lambda A: ncv(A, 3, folds=7), "folds"),
+        (lambda A: ncv(A, 9, folds=2), "training nodes"),
         (lambda A: ncv(A, 3, loss="abs"), "loss"),
         (lambda A: ecv(A, 3, holdout=0.9), "holdout"),
         (lambda A: ecv(A, 3, repeats=0), "repeats"),
@@ -101,6 +103,7 @@ def test_choose_k_dispatch():
         (lambda A: ncv(A[:, :5], 3), "square"),
         (lambda A: ncv(np.where(A > 0, np.nan, 0), 3), "NaN"),
         (lambda A: choose_k(A[:2, :2], "ncv"), "at least 3"),
+        (lambda A: choose_k(A[:3, :3], "ncv"), "at least 4"),
     ],
 )
 def test_bad_input(call, match):
