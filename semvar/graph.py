@@ -9,10 +9,12 @@ adjacency and, where it matters, flagged in a separate mask.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_array, check_int, check_probability, check_random_state
+from ._validation import check_array, check_int, check_probability, check_random_state, check_real
 
 __all__ = [
     "all_pairs",
@@ -20,6 +22,14 @@ __all__ = [
     "judge_graph",
     "sample_sbm",
     "block_labels",
+    "DesignResult",
+    "collapse_duplicates",
+    "random_pairs",
+    "design_all_pairs",
+    "design_random",
+    "design_greedy",
+    "budget_snr",
+    "pairs_needed",
 ]
 
 
@@ -245,3 +255,415 @@ def sample_sbm(sizes, p, q=None, *, random_state=None) -> sp.csr_array:
     idx_dtype = np.int32 if n < 2**31 - 1 else np.int64
     upper = sp.coo_array((np.ones(r.size), (r.astype(idx_dtype), c.astype(idx_dtype))), shape=(n, n))
     return (upper + upper.T).tocsr()
+
+
+# ---------------------------------------------------------------------------
+# Pair designs: which pairs the judge is asked about, and what that costs.
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DesignResult:
+    """What a pair design asked and what it got back.
+
+    Attributes
+    ----------
+    design : str
+        ``"all_pairs"``, ``"random"`` or ``"greedy"``.
+    calls : int
+        Number of judge calls made (one call = one unordered pair judged).
+    pairs : ndarray of shape (calls, 2)
+        The pairs asked, as indices into the *unique* texts.
+    adjacency, observed : scipy.sparse.csr_array of shape (n_unique, n_unique)
+        Judged graph (edge = "equivalent") and the 0/1 mask of asked pairs.
+    inverse : ndarray of shape (n,)
+        ``inverse[i]`` is the unique text that text ``i`` duplicates.
+    labels : ndarray of shape (n,) or None
+        Cluster labels per text when the design clusters as it goes
+        (greedy); None for designs that leave clustering to the spectral step.
+    """
+
+    design: str
+    calls: int
+    pairs: np.ndarray
+    adjacency: sp.csr_array
+    observed: sp.csr_array
+    inverse: np.ndarray
+    labels: np.ndarray | None = None
+
+    @property
+    def n_texts(self) -> int:
+        return int(self.inverse.shape[0])
+
+    @property
+    def n_unique(self) -> int:
+        return int(self.adjacency.shape[0])
+
+    @property
+    def fraction(self) -> float:
+        """Calls as a share of the ``n(n-1)/2`` unordered pairs of all texts."""
+        n = self.n_texts
+        return self.calls / (n * (n - 1) / 2) if n > 1 else 0.0
+
+    def expand(self, unique_labels) -> np.ndarray:
+        """Labels of the unique texts -> labels of every text (duplicates share a label)."""
+        lab = np.asarray(unique_labels)
+        if lab.ndim != 1 or lab.shape[0] != self.n_unique:
+            raise ValueError(
+                f"unique_labels must have one entry per unique text ({self.n_unique}), got shape {lab.shape}"
+            )
+        return lab[self.inverse]
+
+
+def collapse_duplicates(texts):
+    """Collapse exact-duplicate texts before judging.
+
+    Two identical strings mean the same thing, so no judge call is needed
+    for them: the design judges each distinct text once and every copy
+    inherits its cluster.
+
+    Parameters
+    ----------
+    texts : sequence of str
+
+    Returns
+    -------
+    unique : list of str
+        Distinct texts in order of first appearance.
+    inverse : ndarray of shape (n,)
+        ``texts[i] == unique[inverse[i]]``.
+
+    Examples
+    --------
+    >>> u, inv = collapse_duplicates(["Paris", "London", "Paris"])
+    >>> u, inv.tolist()
+    (['Paris', 'London'], [0, 1, 0])
+    """
+    texts = list(texts)
+    if len(texts) == 0:
+        raise ValueError("texts must not be empty")
+    index: dict = {}
+    inverse = np.empty(len(texts), dtype=np.int64)
+    for i, t in enumerate(texts):
+        if not isinstance(t, str):
+            raise ValueError(f"texts must be strings, got {type(t).__name__} at position {i}")
+        inverse[i] = index.setdefault(t, len(index))
+    unique = [None] * len(index)
+    for t, j in index.items():
+        unique[j] = t
+    return unique, inverse
+
+
+def random_pairs(n: int, s: float, *, random_state=None) -> np.ndarray:
+    """Each of the ``n(n-1)/2`` unordered pairs independently with probability ``s``.
+
+    Time and memory are proportional to the number of pairs drawn, not to
+    ``n**2``, so designs with millions of texts are practical.
+
+    Parameters
+    ----------
+    n : int
+        Number of texts (``n >= 1``).
+    s : float in [0, 1]
+        Sampling fraction.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    ndarray of shape (m, 2), rows ``(i, j)`` with ``i < j``; ``m ~ Binomial(n(n-1)/2, s)``.
+
+    Examples
+    --------
+    >>> random_pairs(4, 1.0).tolist()
+    [[0, 1], [0, 2], [0, 3], [1, 2], [1, 3], [2, 3]]
+    >>> random_pairs(4, 0.0).shape
+    (0, 2)
+    """
+    n = check_int(n, "n", low=1)
+    s = check_probability(s, "s")
+    rng = check_random_state(random_state)
+    chosen = _sample_distinct(rng, n * (n - 1) // 2, s)
+    if chosen.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    r, c = _triangle_index_to_pair(chosen, n)
+    return np.column_stack([r, c]).astype(np.int64)
+
+
+def _prepare(texts, collapse: bool):
+    texts = list(texts)
+    if len(texts) == 0:
+        raise ValueError("texts must not be empty")
+    if not isinstance(collapse, bool):
+        raise ValueError(f"collapse must be True or False, got {collapse!r}")
+    if collapse:
+        return collapse_duplicates(texts)
+    return texts, np.arange(len(texts), dtype=np.int64)
+
+
+def _judged(judge, unique, pairs, design, inverse, labels=None, verdicts=None) -> DesignResult:
+    m = len(unique)
+    if verdicts is None:
+        verdicts = judge.pairs(unique, pairs) if pairs.shape[0] else np.zeros(0, dtype=bool)
+    A, O = adjacency_from_verdicts(m, pairs, verdicts, return_mask=True)
+    return DesignResult(design, int(pairs.shape[0]), pairs, A, O, inverse, labels)
+
+
+def design_all_pairs(judge, texts, *, collapse: bool = True) -> DesignResult:
+    """Ask ``judge`` about every unordered pair of distinct texts (Liu 2025, Algorithm 1).
+
+    ``n_unique (n_unique - 1) / 2`` calls; the paper asks both orders,
+    ``n (n - 1)`` calls, with no gain for a judge whose two orders agree.
+
+    Parameters
+    ----------
+    judge : :class:`semvar.judges.Judge`
+    texts : sequence of str
+    collapse : bool
+        Judge exact duplicates once (see :func:`collapse_duplicates`).
+
+    Returns
+    -------
+    DesignResult
+
+    Examples
+    --------
+    >>> from semvar.judges import OracleJudge
+    >>> r = design_all_pairs(OracleJudge([0, 0, 1, 0]), ["a", "b", "c", "a"], collapse=False)
+    >>> r.calls, r.adjacency.toarray().astype(int).tolist()[0]
+    (6, [0, 1, 0, 1])
+    """
+    unique, inverse = _prepare(texts, collapse)
+    judge = _relabel_judge(judge, inverse, collapse)
+    return _judged(judge, unique, all_pairs(len(unique)), "all_pairs", inverse)
+
+
+def design_random(judge, texts, s: float, *, collapse: bool = True, random_state=None) -> DesignResult:
+    """Ask ``judge`` about each unordered pair independently with probability ``s``.
+
+    The judged graph of an :class:`semvar.judges.SBMJudge` is then a
+    stochastic block model with probabilities ``s p`` and ``s q``; expect
+    ``s n(n-1)/2`` calls.  Cluster it with
+    ``spectral_clusters(r.adjacency, k, laplacian="centered", observed=r.observed)``
+    or ``laplacian="regularized"``.
+
+    Parameters
+    ----------
+    judge : :class:`semvar.judges.Judge`
+    texts : sequence of str
+    s : float in [0, 1]
+        Sampling fraction of pairs.
+    collapse : bool
+        Judge exact duplicates once.
+    random_state : None, int or numpy.random.Generator
+
+    Returns
+    -------
+    DesignResult
+
+    Examples
+    --------
+    >>> from semvar.judges import OracleJudge
+    >>> r = design_random(OracleJudge([0] * 50 + [1] * 50), [str(i) for i in range(100)], 0.1, random_state=0)
+    >>> 400 < r.calls < 600, round(r.fraction, 2)
+    (True, 0.1)
+    """
+    unique, inverse = _prepare(texts, collapse)
+    judge = _relabel_judge(judge, inverse, collapse)
+    pairs = random_pairs(len(unique), s, random_state=random_state)
+    return _judged(judge, unique, pairs, "random", inverse)
+
+
+def design_greedy(
+    judge, texts, *, order=None, random_state=None, collapse: bool = True
+) -> DesignResult:
+    """Greedy clustering against cluster representatives (Kuhn, Gal & Farquhar 2023).
+
+    Texts are visited in ``order``.  Each is compared with the
+    representative (first member) of every existing cluster, oldest cluster
+    first; it joins the first cluster whose representative the judge calls
+    equivalent and otherwise starts a new cluster.  With ``K`` clusters
+    this asks at most ``n K`` pairs, but a single wrong verdict is never
+    revisited, so the result depends on the order.
+
+    Parameters
+    ----------
+    judge : :class:`semvar.judges.Judge`
+    texts : sequence of str
+    order : array-like of int, optional
+        A permutation of the unique texts' indices.  Default: a random
+        permutation drawn from ``random_state``, or the given order when
+        ``random_state`` is None.
+    random_state : None, int or numpy.random.Generator
+    collapse : bool
+        Judge exact duplicates once.
+
+    Returns
+    -------
+    DesignResult
+        With ``labels`` (per text, numbered by first appearance).
+
+    Examples
+    --------
+    >>> from semvar.judges import OracleJudge
+    >>> r = design_greedy(OracleJudge([0, 1, 0, 1, 2]), list("abcde"))
+    >>> r.labels.tolist(), r.calls
+    ([0, 1, 0, 1, 2], 6)
+    """
+    unique, inverse = _prepare(texts, collapse)
+    judge = _relabel_judge(judge, inverse, collapse)
+    m = len(unique)
+    if order is None:
+        order = np.arange(m) if random_state is None else check_random_state(random_state).permutation(m)
+    else:
+        order = check_array(order, "order", ndim=1, dtype=np.int64)
+        if order.shape[0] != m or not np.array_equal(np.sort(order), np.arange(m)):
+            raise ValueError(f"order must be a permutation of 0..{m - 1}")
+    reps: list[int] = []
+    lab = np.full(m, -1, dtype=np.int64)
+    asked, verdicts = [], []
+    for i in order:
+        i = int(i)
+        for c, r in enumerate(reps):
+            v = bool(np.asarray(judge.pairs(unique, np.array([[r, i]], dtype=np.int64)))[0])
+            asked.append((r, i))
+            verdicts.append(v)
+            if v:
+                lab[i] = c
+                break
+        if lab[i] < 0:
+            lab[i] = len(reps)
+            reps.append(i)
+    pairs = np.array(asked, dtype=np.int64).reshape(-1, 2)
+    labels = lab[inverse]
+    return _judged(judge, unique, pairs, "greedy", inverse, labels=labels, verdicts=np.array(verdicts, dtype=float))
+
+
+def _relabel_judge(judge, inverse, collapse):
+    """A simulated judge keyed by text position must see the unique texts' positions."""
+    if not hasattr(judge, "labels") or not collapse:
+        return judge
+    if getattr(judge, "labels").shape[0] != inverse.shape[0]:
+        return judge
+    first = np.zeros(inverse.max() + 1, dtype=np.int64)
+    first[inverse[::-1]] = np.arange(inverse.shape[0])[::-1]
+    return _SubsetJudge(judge, first)
+
+
+class _SubsetJudge:
+    """Forward calls about unique texts to a label-keyed judge of all texts."""
+
+    def __init__(self, judge, positions):
+        self._judge, self._pos = judge, positions
+        self._full = [""] * judge.labels.shape[0]
+
+    def pairs(self, texts, pairs):
+        P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+        return self._judge.pairs(self._full, self._pos[P])
+
+
+# ---------------------------------------------------------------------------
+# The judge-budget law
+# ---------------------------------------------------------------------------
+
+
+def _law_terms(p, q, proportions, centered):
+    p = check_probability(p, "p")
+    q = check_probability(q, "q")
+    pi = check_array(proportions, "proportions", ndim=1)
+    if pi.size < 2 or pi.min() <= 0:
+        raise ValueError(f"proportions must hold at least two positive block shares, got {pi.tolist()}")
+    pi = pi / pi.sum()
+    if p <= q:
+        raise ValueError(f"the law needs p > q (a judge better than chance), got p={p}, q={q}")
+    if not isinstance(centered, bool):
+        raise ValueError(f"centered must be True or False, got {centered!r}")
+    w_in = pi * pi  # share of a node's partners that share its meaning, weighted by block share
+    w_out = pi * (1 - pi)
+    return p, q, pi, w_in.sum(), w_out.sum()
+
+
+def budget_snr(n, s, p, q, proportions, *, centered: bool = True) -> float:
+    """Signal-to-noise ratio of a randomly sampled judged graph (the judge-budget law).
+
+    Parameters
+    ----------
+    n : int
+        Number of (distinct) texts.
+    s : float in (0, 1]
+        Share of the ``n(n-1)/2`` pairs that are judged.
+    p, q : float
+        Judge's TRUE rates for same / different meanings (``p > q``).
+    proportions : array-like of shape (K,)
+        Shares of the meaning classes (normalised to sum 1).
+    centered : bool
+        Noise of the centred matrix ``A - rho O`` (True) or of the plain
+        adjacency ``A`` (False).
+
+    Returns
+    -------
+    float
+        ``n s (p - q)^2 pi_min^2 / v``, where ``v = sum_k pi_k (pi_k v_in +
+        (1 - pi_k) v_out)`` is the mean variance of a row's entries per
+        judged pair.  Plain: ``v_in = p (1 - s p)``, ``v_out = q (1 - s q)``.
+        Centred: ``v_in = p (1 - p) + (p - rho)^2``, ``v_out = q (1 - q) +
+        (q - rho)^2``, ``rho`` the mean verdict.
+
+    Notes
+    -----
+    The smallest block's direction separates from the noise when its
+    signal eigenvalue ``s (p - q) n pi_min`` exceeds the noise scale
+    ``sqrt(n s v)``; squaring gives SNR > 1.  For ``K`` equal blocks and
+    ``s -> 0`` (plain) this is the Kesten-Stigum threshold of the sparse
+    stochastic block model, ``n s (p - q)^2 > K (p + (K - 1) q)``
+    (Decelle et al. 2011; Abbe 2018).  Centring removes the variance that
+    comes from *which* pairs were asked, which dominates when the judge
+    says TRUE often (large ``q``).
+
+    Examples
+    --------
+    Kesten-Stigum for three equal blocks, ``n s = 1000``:
+
+    >>> round(budget_snr(10_000, 0.1, 0.87, 0.07, [1, 1, 1], centered=False), 1)
+    228.6
+    >>> round(1000 * 0.8**2 / (3 * (0.87 * (1 - 0.087) + 2 * 0.07 * (1 - 0.007))), 1)
+    228.6
+    """
+    n = check_int(n, "n", low=2)
+    s = check_real(s, "s", low=0.0, high=1.0, low_open=True)
+    p, q, pi, a_in, a_out = _law_terms(p, q, proportions, centered)
+    if centered:
+        rho = a_in * p + a_out * q
+        v_in, v_out = p * (1 - p) + (p - rho) ** 2, q * (1 - q) + (q - rho) ** 2
+    else:
+        v_in, v_out = p * (1 - s * p), q * (1 - s * q)
+    v = a_in * v_in + a_out * v_out
+    return float(n * s * (p - q) ** 2 * pi.min() ** 2 / v)
+
+
+def pairs_needed(n, p, q, proportions, *, snr: float = 1.0, centered: bool = True) -> float:
+    """Number of judged pairs at which :func:`budget_snr` reaches ``snr`` (capped at all pairs).
+
+    Solves ``budget_snr(n, s, ...) = snr`` for ``s`` and returns ``s n (n - 1) / 2``.
+    The answer grows like ``n``, not ``n^2``: each text needs a fixed number
+    of comparisons, ``snr * v / ((p - q)^2 pi_min^2)`` in total over its pairs.
+
+    Examples
+    --------
+    >>> round(pairs_needed(1000, 0.87, 0.07, [0.2, 0.3, 0.5], snr=1.0))
+    4568
+    >>> pairs_needed(5, 0.87, 0.07, [0.2, 0.3, 0.5], snr=1.0) == 10  # capped at all pairs
+    True
+    """
+    n = check_int(n, "n", low=2)
+    snr = check_real(snr, "snr", low=0.0, low_open=True)
+    p, q, pi, a_in, a_out = _law_terms(p, q, proportions, centered)
+    g = n * (p - q) ** 2 * pi.min() ** 2
+    if centered:
+        rho = a_in * p + a_out * q
+        v = a_in * (p * (1 - p) + (p - rho) ** 2) + a_out * (q * (1 - q) + (q - rho) ** 2)
+        s = snr * v / g
+    else:
+        v1 = a_in * p + a_out * q
+        v2 = a_in * p * p + a_out * q * q
+        s = snr * v1 / (g + snr * v2)
+    return float(min(s, 1.0) * n * (n - 1) / 2)
