@@ -17,7 +17,9 @@ it.  This module holds NCV and three alternatives:
   Krzakala & Zdeborova 2014; Le & Levina 2015).
 
 All return a :class:`KSelection` (``int(result)`` is the chosen ``K``);
-:func:`choose_k` dispatches by name.
+:func:`choose_k` dispatches by name.  Sparse input is accepted but densified: the
+methods cost ``O(n^2)`` memory and ``O(n^3)`` time, fine up to a few thousand
+texts (a judged graph beyond that is rarely complete anyway).
 
 Losses of the cross-validation methods
 --------------------------------------
