@@ -118,7 +118,8 @@ def _theorem33(quick: bool) -> Outcome:
     return Outcome(
         {"violation_rate": round(rate, 4), "bound": round(bound, 5), "mean_error": round(err, 5)}, status,
         f"judge p=0.3, q=0.28 (lambda=1/15), shares (0.5,0.3,0.2), n=480, {reps} graphs: the bound has no "
-        "lambda because the proof chooses Lei & Rinaldo's absolute constant c (errata item 9)",
+        "lambda because the proof chooses Lei & Rinaldo's absolute constant c (errata item 9); the printed "
+        "hypothesis alpha_n >= log n holds for no graph and is read as alpha_n >= log(n)/n (item 8)",
     )
 
 
