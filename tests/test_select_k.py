@@ -121,3 +121,17 @@ def test_permutation_invariance_of_deterministic_methods(seed):
     if A.sum(1).min() > 0:
         assert eigengap(A, 5).k == eigengap(B, 5).k
     assert bethe_hessian(A, 5).k == bethe_hessian(B, 5).k
+
+
+def test_ecv_with_mask_from_partial_verdicts():
+    """The observed-pair mask of a partially judged graph plugs straight into ECV."""
+    from semvar.graph import adjacency_from_verdicts, all_pairs
+    from semvar.judges import SBMJudge
+    from semvar.graph import block_labels
+
+    truth = block_labels([40, 40, 40])
+    pairs = all_pairs(truth.size)
+    keep = np.random.default_rng(2).random(len(pairs)) < 0.5
+    verdicts = SBMJudge(truth, 0.8, 0.05, random_state=0).pairs([str(i) for i in range(truth.size)], pairs[keep])
+    A, mask = adjacency_from_verdicts(truth.size, pairs[keep], verdicts, return_mask=True)
+    assert int(ecv(A, 5, observed=mask, random_state=0)) == 3
