@@ -221,12 +221,13 @@ def _cmd_judge(args) -> int:
     stats = judge.stats.as_dict()
     A = adjacency_from_verdicts(n, pairs, verdicts)
     if args.k == "auto":
-        try:
-            from .select_k import ncv
-        except ImportError:  # pragma: no cover - select_k ships with the package
-            return fail("--k auto needs semvar.select_k.ncv, which is not installed; give --k K")
+        from .select_k import choose_k
+
         k_max = min(args.k_max, n - 1)
-        k = int(ncv(A, k_max, random_state=args.seed).k)
+        try:
+            k = choose_k(A, "ncv", k_max, random_state=args.seed)
+        except ValueError as exc:
+            return fail(f"--k auto could not choose K ({exc}); give --k K")
         k_method = f"network cross-validation (k_max={k_max})"
     else:
         k, k_method = k_fixed, "given"
