@@ -390,21 +390,27 @@ def random_pairs(n: int, s: float, *, random_state=None) -> np.ndarray:
 
 
 def _prepare(texts, collapse: bool):
+    """Texts, the inverse map to unique texts, and each unique text's first position."""
     texts = list(texts)
     if len(texts) == 0:
         raise ValueError("texts must not be empty")
     if not isinstance(collapse, bool):
         raise ValueError(f"collapse must be True or False, got {collapse!r}")
     if collapse:
-        return collapse_duplicates(texts)
-    return texts, np.arange(len(texts), dtype=np.int64)
+        _, inverse = collapse_duplicates(texts)
+    else:
+        inverse = np.arange(len(texts), dtype=np.int64)
+    first = np.full(int(inverse.max()) + 1, len(texts), dtype=np.int64)
+    np.minimum.at(first, inverse, np.arange(len(texts), dtype=np.int64))
+    return texts, inverse, first
 
 
-def _judged(judge, unique, pairs, design, inverse, labels=None, verdicts=None) -> DesignResult:
-    m = len(unique)
+def _judged(judge, texts, first, pairs, design, inverse, labels=None, verdicts=None) -> DesignResult:
+    # the judge always sees the caller's texts; a unique text is asked about
+    # through its first occurrence, so label-keyed simulated judges work too
     if verdicts is None:
-        verdicts = judge.pairs(unique, pairs) if pairs.shape[0] else np.zeros(0, dtype=bool)
-    A, O = adjacency_from_verdicts(m, pairs, verdicts, return_mask=True)
+        verdicts = judge.pairs(texts, first[pairs]) if pairs.shape[0] else np.zeros(0, dtype=bool)
+    A, O = adjacency_from_verdicts(first.shape[0], pairs, verdicts, return_mask=True)
     return DesignResult(design, int(pairs.shape[0]), pairs, A, O, inverse, labels)
 
 
@@ -432,9 +438,8 @@ def design_all_pairs(judge, texts, *, collapse: bool = True) -> DesignResult:
     >>> r.calls, r.adjacency.toarray().astype(int).tolist()[0]
     (6, [0, 1, 0, 1])
     """
-    unique, inverse = _prepare(texts, collapse)
-    judge = _relabel_judge(judge, inverse, collapse)
-    return _judged(judge, unique, all_pairs(len(unique)), "all_pairs", inverse)
+    texts, inverse, first = _prepare(texts, collapse)
+    return _judged(judge, texts, first, all_pairs(first.shape[0]), "all_pairs", inverse)
 
 
 def design_random(judge, texts, s: float, *, collapse: bool = True, random_state=None) -> DesignResult:
@@ -467,10 +472,9 @@ def design_random(judge, texts, s: float, *, collapse: bool = True, random_state
     >>> 400 < r.calls < 600, round(r.fraction, 2)
     (True, 0.1)
     """
-    unique, inverse = _prepare(texts, collapse)
-    judge = _relabel_judge(judge, inverse, collapse)
-    pairs = random_pairs(len(unique), s, random_state=random_state)
-    return _judged(judge, unique, pairs, "random", inverse)
+    texts, inverse, first = _prepare(texts, collapse)
+    pairs = random_pairs(first.shape[0], s, random_state=random_state)
+    return _judged(judge, texts, first, pairs, "random", inverse)
 
 
 def design_greedy(
@@ -509,9 +513,8 @@ def design_greedy(
     >>> r.labels.tolist(), r.calls
     ([0, 1, 0, 1, 2], 6)
     """
-    unique, inverse = _prepare(texts, collapse)
-    judge = _relabel_judge(judge, inverse, collapse)
-    m = len(unique)
+    texts, inverse, first = _prepare(texts, collapse)
+    m = first.shape[0]
     if order is None:
         order = np.arange(m) if random_state is None else check_random_state(random_state).permutation(m)
     else:
@@ -524,7 +527,7 @@ def design_greedy(
     for i in order:
         i = int(i)
         for c, r in enumerate(reps):
-            v = bool(np.asarray(judge.pairs(unique, np.array([[r, i]], dtype=np.int64)))[0])
+            v = bool(np.asarray(judge.pairs(texts, np.array([[first[r], first[i]]], dtype=np.int64)))[0])
             asked.append((r, i))
             verdicts.append(v)
             if v:
@@ -535,30 +538,9 @@ def design_greedy(
             reps.append(i)
     pairs = np.array(asked, dtype=np.int64).reshape(-1, 2)
     labels = lab[inverse]
-    return _judged(judge, unique, pairs, "greedy", inverse, labels=labels, verdicts=np.array(verdicts, dtype=float))
-
-
-def _relabel_judge(judge, inverse, collapse):
-    """A simulated judge keyed by text position must see the unique texts' positions."""
-    if not hasattr(judge, "labels") or not collapse:
-        return judge
-    if getattr(judge, "labels").shape[0] != inverse.shape[0]:
-        return judge
-    first = np.zeros(inverse.max() + 1, dtype=np.int64)
-    first[inverse[::-1]] = np.arange(inverse.shape[0])[::-1]
-    return _SubsetJudge(judge, first)
-
-
-class _SubsetJudge:
-    """Forward calls about unique texts to a label-keyed judge of all texts."""
-
-    def __init__(self, judge, positions):
-        self._judge, self._pos = judge, positions
-        self._full = [""] * judge.labels.shape[0]
-
-    def pairs(self, texts, pairs):
-        P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
-        return self._judge.pairs(self._full, self._pos[P])
+    return _judged(
+        judge, texts, first, pairs, "greedy", inverse, labels=labels, verdicts=np.array(verdicts, dtype=float)
+    )
 
 
 # ---------------------------------------------------------------------------

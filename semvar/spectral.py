@@ -258,6 +258,11 @@ def _eigvecs(M, k: int, *, largest: bool) -> np.ndarray:
         dense = M.toarray() if sp.issparse(M) else np.asarray(M)
         idx = [n - k, n - 1] if largest else [0, k - 1]
         _, vecs = la.eigh(dense, subset_by_index=idx)
+        if vecs.shape[1] != k:
+            # LAPACK's subset driver can return fewer vectors for highly degenerate
+            # spectra (many isolated nodes); the full decomposition cannot
+            _, vecs = la.eigh(dense)
+            vecs = vecs[:, n - k :] if largest else vecs[:, :k]
         return vecs[:, ::-1] if largest else vecs
     M = sp.csr_array(M)
     v0 = np.ones(n) / np.sqrt(n)

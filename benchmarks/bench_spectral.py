@@ -1,0 +1,199 @@
+"""Benchmark: spectral clustering of sparse judged graphs, 10^4 to 10^6 texts.
+
+For each size ``n`` a three-block sparse stochastic block model with mean
+degree about 50 (40 within the block, 10 across) is drawn with
+:func:`semvar.graph.sample_sbm`; then, each in a fresh subprocess so that
+memory is measured cleanly,
+
+* ``semvar.spectral.spectral_clusters(A, 3)`` (the default, normalised
+  spectrum; sparse eigensolver on a matrix-free operator), and
+* ``sklearn.cluster.SpectralClustering(affinity="precomputed")`` with its
+  default solver, under a wall-clock cap,
+
+are timed; peak extra memory is the tracemalloc peak during the call (numpy
+and scipy allocations) and the growth of the resident-set high-water mark.
+A second part prints accuracy-per-call curves: mean ``|E_bar - E_hat|`` of
+each pair design against the judge calls it made.
+
+Run from the repository root::
+
+    .venv/bin/python benchmarks/bench_spectral.py            # about 5 minutes
+    .venv/bin/python benchmarks/bench_spectral.py --small    # a smoke run
+
+The output is printed and written to ``data/benchmark_spectral.txt``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SIZES = (10_000, 100_000, 300_000, 1_000_000)
+WITHIN, ACROSS = 40.0, 10.0
+
+
+def _graph(n: int, seed: int):
+    from semvar.graph import sample_sbm
+
+    sizes = [n // 3, n // 3, n - 2 * (n // 3)]
+    p = WITHIN / (n / 3)
+    q = ACROSS / (2 * n / 3)
+    return sample_sbm(sizes, p, q, random_state=seed), sizes
+
+
+def _child(which: str, n: int, seed: int) -> None:
+    """Run one clustering in this (fresh) process and print one JSON line."""
+    import resource
+    import tracemalloc
+
+    import numpy as np
+    from sklearn.metrics import adjusted_rand_score
+
+    from semvar.graph import block_labels
+
+    A, sizes = _graph(n, seed)
+    truth = block_labels(sizes)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    if which == "semvar":
+        from semvar.spectral import spectral_clusters
+
+        labels = spectral_clusters(A, 3, random_state=seed)
+    else:
+        from sklearn.cluster import SpectralClustering
+
+        labels = SpectralClustering(n_clusters=3, affinity="precomputed", random_state=seed).fit_predict(A)
+    seconds = time.perf_counter() - t0
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print(json.dumps(dict(
+        which=which, n=n, edges=int(A.nnz // 2), mean_degree=float(A.nnz / n), seconds=seconds,
+        peak_mb=peak / 2**20, rss_growth_mb=max(0, rss1 - rss0) / 1024,
+        ari=float(adjusted_rand_score(truth, np.asarray(labels))),
+    )))
+
+
+def _run_child(which: str, n: int, seed: int, cap: float):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    env["PYTHONPATH"] = str(ROOT) + os.pathsep + env.get("PYTHONPATH", "")
+    cmd = [sys.executable, __file__, "--child", which, str(n), str(seed)]
+    t0 = time.perf_counter()
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=cap, env=env, cwd=ROOT)
+    except subprocess.TimeoutExpired:
+        return None, time.perf_counter() - t0
+    if out.returncode != 0:
+        raise RuntimeError(f"{which} n={n} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1]), time.perf_counter() - t0
+
+
+def _machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        kb = int(Path("/proc/meminfo").read_text().split()[1])
+        mem = f", {kb / 2**20:.0f} GiB RAM"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{platform.system()} {platform.machine()}, {os.cpu_count()} logical CPUs ({cpu}){mem}, Python {platform.python_version()}"
+
+
+def _curves(lines, small: bool) -> None:
+    import numpy as np
+    from threadpoolctl import threadpool_limits
+
+    from semvar.sweep_budget import JUDGES, run_greedy, run_random
+
+    n = 1000 if small else 2000
+    per_text = (2, 8, 32, 128) if small else (2, 4, 8, 16, 32, 64, 128)
+    seeds = range(2 if small else 3)
+    lines.append(f"\n## Accuracy per call: n = {n}, meanings 20/30/50 %, mean over {len(seeds)} seeds")
+    lines.append(f"{'judge':<10}{'design':<22}{'calls/text':>11}{'calls':>10}{'mean |dE|':>11}{'mean ARI':>10}")
+    with threadpool_limits(1):
+        for name, (p, q) in JUDGES.items():
+            for m in per_text:
+                s = min(1.0, 2 * m / (n - 1))
+                rows = [r for seed in seeds for r in run_random(n, p, q, s, seed, methods=("normalized", "centered"))]
+                for method in ("normalized", "centered"):
+                    sel = [r for r in rows if r["method"] == method]
+                    calls = np.mean([r["calls"] for r in sel])
+                    lines.append(f"{name:<10}{'random/' + method:<22}{calls / n:>11.1f}{calls:>10.0f}"
+                                 f"{np.mean([r['err'] for r in sel]):>11.4f}{np.mean([r['ari'] for r in sel]):>10.3f}")
+            g = [run_greedy(n, p, q, seed) for seed in seeds]
+            calls = np.mean([r["calls"] for r in g])
+            lines.append(f"{name:<10}{'greedy':<22}{calls / n:>11.1f}{calls:>10.0f}"
+                         f"{np.mean([r['err'] for r in g]):>11.4f}{np.mean([r['ari'] for r in g]):>10.3f}")
+            print("\n".join(lines[-(2 * len(per_text) + 1):]), flush=True)
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--child", nargs=3, metavar=("WHICH", "N", "SEED"), help=argparse.SUPPRESS)
+    ap.add_argument("--small", action="store_true", help="n = 10^4 and 10^5 only, short curves")
+    ap.add_argument("--sklearn-cap", type=float, default=120.0, help="seconds allowed to scikit-learn per size")
+    ap.add_argument("--out", default=str(ROOT / "data" / "benchmark_spectral.txt"))
+    args = ap.parse_args(argv)
+    if args.child:
+        which, n, seed = args.child
+        _child(which, int(n), int(seed))
+        return
+    import sklearn
+    import scipy
+    import numpy
+
+    sizes = SIZES[:2] if args.small else SIZES
+    lines = [
+        "# Benchmark: spectral_clusters on sparse SBMs (3 blocks, mean degree ~50: 40 within, 10 across)",
+        f"machine: {_machine()}",
+        f"numpy {numpy.__version__}, scipy {scipy.__version__}, scikit-learn {sklearn.__version__}; "
+        "one BLAS thread per run; each run in a fresh process",
+        f"load average at start (1, 5, 15 min): {tuple(round(x, 2) for x in os.getloadavg())}",
+        f"started {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+        "",
+        f"{'method':<16}{'n':>10}{'edges':>12}{'seconds':>10}{'peak MB':>10}{'RSS+ MB':>10}{'ARI':>8}{'load1':>7}",
+    ]
+    print("\n".join(lines), flush=True)
+    sk_gave_up = False
+    for n in sizes:
+        for which in ("semvar", "sklearn"):
+            if which == "sklearn" and sk_gave_up:
+                lines.append(f"{which:<16}{n:>10}{'':>12}{'skipped (smaller size hit the cap)':>44}")
+                print(lines[-1], flush=True)
+                continue
+            cap = args.sklearn_cap if which == "sklearn" else 600.0
+            res, wall = _run_child(which, n, 0, cap)
+            load = os.getloadavg()[0]
+            if res is None:
+                # the cap covers drawing the graph too; report the whole wall time
+                lines.append(f"{which:<16}{n:>10}{'':>12}{'> cap':>10}{'':>20}{'':>8}{load:>7.2f}"
+                             f"  (stopped after {wall:.0f} s of a {cap:.0f} s cap, graph drawing included)")
+                sk_gave_up = which == "sklearn"
+            else:
+                lines.append(f"{which:<16}{n:>10}{res['edges']:>12}{res['seconds']:>10.2f}{res['peak_mb']:>10.0f}"
+                             f"{res['rss_growth_mb']:>10.0f}{res['ari']:>8.4f}{load:>7.2f}")
+            print(lines[-1], flush=True)
+    _curves(lines, args.small)
+    lines.append(f"\nload average at end (1, 5, 15 min): {tuple(round(x, 2) for x in os.getloadavg())}")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

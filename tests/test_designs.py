@@ -1,0 +1,180 @@
+"""Pair designs (semvar.graph) and the judge-budget law."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semvar.entropy import empirical_entropy
+from semvar.graph import (
+    block_labels,
+    budget_snr,
+    collapse_duplicates,
+    design_all_pairs,
+    design_greedy,
+    design_random,
+    pairs_needed,
+    random_pairs,
+)
+from semvar.judges import OracleJudge, SBMJudge
+from semvar.spectral import spectral_clusters
+from semvar.sweep_budget import FrozenJudge, greedy_order_study, sizes_for
+
+
+class CountingJudge:
+    """Oracle that counts the pairs it is asked about."""
+
+    def __init__(self, labels):
+        self.inner = OracleJudge(labels)
+        self.asked = 0
+
+    def pairs(self, texts, pairs):
+        self.asked += len(pairs)
+        return self.inner.pairs(texts, pairs)
+
+
+def test_collapse_duplicates_by_hand():
+    u, inv = collapse_duplicates(["Paris", "London", "Paris", "Paris", "Rome"])
+    assert u == ["Paris", "London", "Rome"] and inv.tolist() == [0, 1, 0, 0, 2]
+
+
+def test_all_pairs_design_counts_and_collapse():
+    texts = ["a", "b", "a", "c", "b"]  # 3 distinct texts
+    j = CountingJudge([0, 1, 0, 1, 1])
+    r = design_all_pairs(j, texts)
+    assert r.calls == 3 == j.asked and r.n_unique == 3 and r.n_texts == 5
+    assert r.fraction == pytest.approx(3 / 10)
+    # the unique texts a, b, c have labels 0, 1, 1: only (b, c) is an edge
+    assert r.adjacency.toarray().astype(int).tolist() == [[0, 0, 0], [0, 0, 1], [0, 1, 0]]
+    full = design_all_pairs(CountingJudge([0, 1, 0, 1, 1]), texts, collapse=False)
+    assert full.calls == 10
+    assert r.expand([7, 8, 8]).tolist() == [7, 8, 7, 8, 8]
+
+
+def test_random_pairs_properties():
+    assert random_pairs(5, 1.0).shape == (10, 2)
+    P = random_pairs(300, 0.1, random_state=0)
+    assert np.all(P[:, 0] < P[:, 1])
+    assert len({tuple(x) for x in P.tolist()}) == len(P)
+    N = 300 * 299 // 2
+    assert abs(len(P) - 0.1 * N) < 4 * np.sqrt(N * 0.09)
+    assert np.array_equal(P, random_pairs(300, 0.1, random_state=0))
+
+
+def test_random_design_masks_unasked_pairs():
+    labels = block_labels([30, 30])
+    r = design_random(OracleJudge(labels), [str(i) for i in range(60)], 0.3, random_state=1)
+    assert r.calls == r.pairs.shape[0] == r.observed.nnz // 2
+    # every edge lies on an asked pair; asked same-meaning pairs are edges
+    assert (r.adjacency.multiply(r.observed)).nnz == r.adjacency.nnz
+    same = labels[r.pairs[:, 0]] == labels[r.pairs[:, 1]]
+    assert r.adjacency.nnz // 2 == same.sum()
+
+
+def test_greedy_with_oracle_counts_calls_by_hand():
+    # order 0..4, labels 0 1 0 1 2: text 1 asks 1 pair, 2 asks 1, 3 asks 2, 4 asks 2
+    r = design_greedy(OracleJudge([0, 1, 0, 1, 2]), list("abcde"))
+    assert r.labels.tolist() == [0, 1, 0, 1, 2] and r.calls == 6
+    r2 = design_greedy(OracleJudge([0, 1, 0, 1, 2]), list("abcde"), order=[4, 3, 2, 1, 0])
+    assert empirical_entropy(r2.labels) == pytest.approx(empirical_entropy([0, 1, 0, 1, 2]))
+
+
+def test_greedy_depends_on_order_for_a_non_transitive_judge():
+    # a ~ b, b ~ c, a !~ c: the order decides between one and two clusters
+    V = np.array([[1, 1, 0], [1, 1, 1], [0, 1, 1]])
+    j = FrozenJudge(V)
+    assert design_greedy(j, list("abc"), order=[0, 1, 2]).labels.tolist() == [0, 0, 1]
+    assert design_greedy(j, list("abc"), order=[1, 0, 2]).labels.tolist() == [0, 0, 0]
+
+
+def test_greedy_collapses_duplicates_and_uses_the_right_labels():
+    j = CountingJudge([0, 1, 0, 0])
+    r = design_greedy(j, ["x", "y", "x", "x"])
+    assert r.labels.tolist() == [0, 1, 0, 0] and r.calls == 1 == j.asked
+
+
+def test_greedy_calls_at_most_n_times_clusters():
+    labels = block_labels([40, 60, 100])
+    r = design_greedy(SBMJudge(labels, 0.87, 0.07, random_state=3), [str(i) for i in range(200)], random_state=3)
+    k = r.labels.max() + 1
+    assert r.calls <= 200 * k
+
+
+def test_greedy_order_study_varies_under_noise_but_not_for_oracle():
+    noisy = greedy_order_study(200, 0.87, 0.07, 6, seed=0)
+    exact = greedy_order_study(200, 1.0, 0.0, 3, seed=0)
+    assert noisy["entropy"].std() > 0.0
+    assert exact["err"].max() == pytest.approx(0.0, abs=1e-12)
+
+
+def test_random_design_with_centred_spectrum_recovers_gpt_like_judge():
+    labels = block_labels(sizes_for(1000))
+    judge = SBMJudge(labels, 0.87, 0.07, random_state=5)
+    r = design_random(judge, [str(i) for i in range(1000)], 0.05, random_state=5)
+    est = r.expand(spectral_clusters(r.adjacency, 3, laplacian="centered", observed=r.observed, random_state=0))
+    assert r.fraction <= 0.06
+    assert abs(empirical_entropy(est) - empirical_entropy(labels)) <= 0.02
+
+
+def test_budget_snr_reduces_to_kesten_stigum():
+    # K equal blocks, s -> 0 (plain): n s (p - q)^2 / (K (p + (K - 1) q))
+    n, s, p, q, K = 100_000, 1e-6, 0.8, 0.1, 4
+    expected = n * s * (p - q) ** 2 / (K * (p + (K - 1) * q))
+    assert budget_snr(n, s, p, q, [1] * K, centered=False) == pytest.approx(expected, rel=1e-5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    n=st.integers(50, 10_000),
+    p=st.floats(0.3, 0.99),
+    gap=st.floats(0.1, 0.29),
+    snr=st.floats(0.5, 5.0),
+    centered=st.booleans(),
+)
+def test_pairs_needed_inverts_budget_snr(n, p, gap, snr, centered):
+    q = p - gap
+    props = [0.2, 0.3, 0.5]
+    m = pairs_needed(n, p, q, props, snr=snr, centered=centered)
+    s = m / (n * (n - 1) / 2)
+    if s < 1:
+        assert budget_snr(n, s, p, q, props, centered=centered) == pytest.approx(snr, rel=1e-9)
+        # more texts: more pairs in total but fewer per pair slot
+        assert pairs_needed(2 * n, p, q, props, snr=snr, centered=centered) >= m
+    else:
+        assert budget_snr(n, 1.0, p, q, props, centered=centered) <= snr + 1e-9
+
+
+def test_budget_snr_increases_with_s():
+    vals = [budget_snr(1000, s, 0.99, 0.77, [0.2, 0.3, 0.5], centered=False) for s in (0.01, 0.1, 0.5, 1.0)]
+    assert np.all(np.diff(vals) > 0)
+
+
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (lambda: collapse_duplicates([]), "texts must not be empty"),
+        (lambda: collapse_duplicates(["a", 3]), "texts must be strings"),
+        (lambda: random_pairs(5, 1.5), "s must lie"),
+        (lambda: random_pairs(0, 0.5), "n must be >= 1"),
+        (lambda: design_random(OracleJudge([0, 1]), ["a", "b"], -0.1), "s must lie"),
+        (lambda: design_all_pairs(OracleJudge([0]), []), "texts must not be empty"),
+        (lambda: design_all_pairs(OracleJudge([0, 1]), ["a", "b"], collapse="yes"), "collapse must be"),
+        (lambda: design_greedy(OracleJudge([0, 1]), ["a", "b"], order=[0, 0]), "order must be a permutation"),
+        (lambda: budget_snr(100, 0.5, 0.1, 0.2, [1, 1]), "needs p > q"),
+        (lambda: budget_snr(100, 0.0, 0.9, 0.2, [1, 1]), "s must lie"),
+        (lambda: budget_snr(100, 0.5, 0.9, 0.2, [1]), "at least two positive"),
+        (lambda: pairs_needed(100, 0.9, 0.2, [1, 1], snr=0), "snr must lie"),
+        (lambda: pairs_needed(100, 0.9, 0.2, [1, 1], centered=1), "centered must be"),
+        (lambda: FrozenJudge([[1, 0], [1, 1]]), "symmetric square"),
+        (lambda: sizes_for(2), "too small"),
+    ],
+)
+def test_bad_input(call, msg):
+    with pytest.raises(ValueError, match=msg):
+        call()
+
+
+def test_expand_bad_input():
+    r = design_all_pairs(OracleJudge([0, 1]), ["a", "b"])
+    with pytest.raises(ValueError, match="one entry per unique text"):
+        r.expand([0, 1, 2])

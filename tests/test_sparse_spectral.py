@@ -1,0 +1,127 @@
+"""The sparse path of semvar.spectral: matrix-free operators, regularised and centred spectra."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.metrics import adjusted_rand_score
+
+from semvar.graph import adjacency_from_verdicts, block_labels, random_pairs, sample_sbm
+from semvar.spectral import DENSE_LIMIT, spectral_clusters, spectral_embedding
+
+
+def _two_triangles():
+    return np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
+
+
+def test_centered_embedding_of_two_triangles_by_hand():
+    # rho = 12 edges-ends / 30 ordered pairs = 0.4; A - 0.4 (J - I) has the
+    # block-contrast vector (1,1,1,-1,-1,-1)/sqrt(6) as its top eigenvector
+    U = spectral_embedding(_two_triangles(), 2, laplacian="centered")
+    v = np.array([1, 1, 1, -1, -1, -1]) / np.sqrt(6)
+    assert U.shape == (6, 1)
+    assert abs(U[:, 0] @ v) == pytest.approx(1.0)
+
+
+def test_centered_with_full_mask_equals_default():
+    A = sample_sbm([20, 30], 0.7, 0.2, random_state=0)
+    mask = sp.csr_array(np.ones((50, 50)) - np.eye(50))
+    U1 = spectral_embedding(A, 2, laplacian="centered")
+    U2 = spectral_embedding(A, 2, laplacian="centered", observed=mask)
+    assert abs(U1[:, 0] @ U2[:, 0]) == pytest.approx(1.0)
+
+
+def test_regularized_tau_zero_spans_normalized_subspace():
+    A = sample_sbm([30, 30, 40], 0.5, 0.05, random_state=2)
+    U = spectral_embedding(A, 3, laplacian="normalized")
+    R = spectral_embedding(A, 3, laplacian="regularized", tau=0.0)
+    # rows of R are rows of U rescaled to unit length: same directions
+    Un = U / np.linalg.norm(U, axis=1, keepdims=True)
+    proj = Un @ np.linalg.lstsq(Un, R, rcond=None)[0]
+    assert np.allclose(proj, R, atol=1e-8)
+
+
+@pytest.mark.parametrize("laplacian", ["normalized", "regularized", "centered"])
+def test_sparse_input_never_densified(monkeypatch, laplacian):
+    sizes = [900, 800, 700]
+    assert sum(sizes) > DENSE_LIMIT
+    A = sample_sbm(sizes, 0.02, 0.002, random_state=1)
+
+    def boom(*args, **kwargs):  # pragma: no cover - only called on failure
+        raise AssertionError("a sparse adjacency was turned into a dense matrix")
+
+    monkeypatch.setattr(sp.csr_array, "toarray", boom)
+    monkeypatch.setattr(sp.csr_matrix, "toarray", boom)
+    monkeypatch.setattr(sp.coo_array, "toarray", boom)
+    labels = spectral_clusters(A, 3, laplacian=laplacian, random_state=0)
+    assert adjusted_rand_score(block_labels(sizes), labels) > 0.95
+
+
+def test_operator_path_matches_dense_path():
+    sizes = [800, 800, 800]
+    A = sample_sbm(sizes, 0.03, 0.003, random_state=4)
+    U_sparse = spectral_embedding(A, 3)
+    U_dense = np.linalg.eigh(
+        (A.toarray() / np.sqrt(np.outer(A.sum(1), A.sum(1)))))[1][:, ::-1][:, :3]
+    # same subspace: the projection of one basis on the other is orthogonal
+    s = np.linalg.svd(U_sparse.T @ U_dense, compute_uv=False)
+    assert np.allclose(s, 1.0, atol=1e-6)
+
+
+def test_regularization_rescues_very_sparse_graphs():
+    """Mean degree ~3: components and low-degree nodes swamp D^-1/2 A D^-1/2."""
+    sizes = [800, 800, 800]
+    truth = block_labels(sizes)
+    plain, reg = [], []
+    for seed in range(4):
+        A = sample_sbm(sizes, 3 / 800, 0.3 / 1600, random_state=seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            plain.append(adjusted_rand_score(truth, spectral_clusters(A, 3, random_state=0)))
+        reg.append(adjusted_rand_score(truth, spectral_clusters(A, 3, laplacian="regularized", random_state=0)))
+    assert np.mean(reg) >= 0.6 and np.mean(plain) <= 0.3
+
+
+def test_centering_rescues_high_q_judge():
+    """A Ministral-like judge (p=0.99, q=0.77) on 20% of pairs: centring on the mask recovers."""
+    sizes = [200, 300, 500]
+    truth = block_labels(sizes)
+    rng = np.random.default_rng(0)
+    pairs = random_pairs(1000, 0.2, random_state=rng)
+    same = truth[pairs[:, 0]] == truth[pairs[:, 1]]
+    verdicts = rng.random(len(pairs)) < np.where(same, 0.99, 0.77)
+    A, O = adjacency_from_verdicts(1000, pairs, verdicts, return_mask=True)
+    plain = adjusted_rand_score(truth, spectral_clusters(A, 3, random_state=0))
+    centred = adjusted_rand_score(truth, spectral_clusters(A, 3, laplacian="centered", observed=O, random_state=0))
+    assert centred > 0.99 and plain < 0.6
+
+
+def test_degenerate_dense_spectrum_returns_k_vectors():
+    # many isolated nodes and tiny components: LAPACK's subset driver may return
+    # fewer eigenvectors than asked; the embedding must still have k columns
+    rng = np.random.default_rng(2)
+    P = random_pairs(1000, 0.004, random_state=rng)
+    A = adjacency_from_verdicts(1000, P, rng.random(len(P)) < 0.3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert spectral_embedding(A, 3).shape == (1000, 3)
+        assert spectral_clusters(A, 3, random_state=0).shape == (1000,)
+
+
+@pytest.mark.parametrize(
+    "kw, msg",
+    [
+        ({"laplacian": "spectral"}, "laplacian must be one of"),
+        ({"laplacian": "normalized", "tau": 1.0}, "tau applies only"),
+        ({"laplacian": "regularized", "tau": -1.0}, "tau must lie"),
+        ({"laplacian": "normalized", "observed": np.ones((6, 6))}, "observed applies only"),
+        ({"laplacian": "centered", "observed": np.ones((5, 5))}, "observed must have the shape"),
+        ({"laplacian": "centered", "observed": np.zeros((6, 6))}, "edges on pairs that observed marks"),
+    ],
+)
+def test_bad_input(kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        spectral_clusters(_two_triangles(), 2, **kw)
+    with pytest.raises(ValueError, match=msg):
+        spectral_embedding(_two_triangles(), 2, **kw)
