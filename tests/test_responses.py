@@ -191,3 +191,31 @@ def test_stored_responses_are_valid():
     # chance is 1/4; MiniLM's zero-shot answerer is known to be a little above it
     assert 0.2 < acc["random_guess"] < 0.3
     assert 0.27 < acc["minilm_cosine"] < 0.36
+
+
+def test_hub_and_local_paths_give_the_same_split(monkeypatch, tmp_path):
+    # The chapter calls load_mmlu("test") in both settings; emulate the hub with the local file.
+    folder = data.find_data_dir("mmlu", ["test.parquet"])
+    if folder is None:
+        pytest.skip("MMLU is not in any local data directory")
+    import warnings
+
+    import datasets
+
+    local = data.load_mmlu("test", online=False)
+    real_load = datasets.load_dataset
+    calls = []
+
+    def fake_hub(name, *args, **kwargs):
+        if name == "cais/mmlu":
+            calls.append((name, args, kwargs.get("split")))
+            return real_load("parquet", data_files={"test": str(folder / "test.parquet")}, split="test")
+        return real_load(name, *args, **kwargs)
+
+    monkeypatch.setattr(datasets, "load_dataset", fake_hub)
+    monkeypatch.setattr(data, "candidate_dirs", lambda data_dir=None: [tmp_path])
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        hub = data.load_mmlu("test")
+    assert calls == [("cais/mmlu", ("all",), "test")]
+    pd.testing.assert_frame_equal(hub, local)
