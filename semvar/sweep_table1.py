@@ -24,7 +24,7 @@ local optimum), where the first three use 10 k-means++ restarts.
 
 A second sweep traces the mean error against ``p - q`` on a grid (Figure 1).
 
-Run ``python -m semvar.sweep_table1`` (about 15 minutes on two busy cores);
+Run ``python -m semvar.sweep_table1`` (a few minutes on one core);
 it writes ``data/liu2025_table1.csv`` and ``data/liu2025_phase.csv``.
 """
 

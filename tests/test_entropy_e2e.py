@@ -29,6 +29,7 @@ def test_strong_sbm_judge_small_error(laplacian):
     assert np.mean(errs) <= 0.01
 
 
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
 @settings(max_examples=10, deadline=None)
 @given(st.integers(0, 10_000))
 def test_k_one_gives_zero_and_bounded_by_log_k(seed):
@@ -60,3 +61,9 @@ def test_bad_judge():
         semantic_spectral_entropy(["a", "b"], object(), 1)
     with pytest.raises(ValueError, match="labels for 2 texts"):
         semantic_spectral_entropy(["a", "b", "c"], OracleJudge([0, 1]), 1)
+
+
+def test_k_chosen_by_rule_on_a_clean_judge():
+    c = make_corpus(60, (0.2, 0.3, 0.5), random_state=1)
+    h, lab = semantic_spectral_entropy(c.texts, OracleJudge(c.labels), "eigengap", random_state=0, return_labels=True)
+    assert lab.max() + 1 == 3 and h == pytest.approx(empirical_entropy(c.labels))
