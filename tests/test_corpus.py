@@ -87,3 +87,9 @@ def test_parse_spellings():
         parse_spellings(None)
     c = make_corpus(30, (1, 1), m=3, random_state=0)
     assert all(len(parse_spellings(t)) == 3 for t in c.texts)
+
+
+@pytest.mark.parametrize("n, props, msg", [(0, (1,), "n must be >= 1"), (5, (1, np.inf), "finite"), (5, "ab", "1-D sequence"), (5, [[1, 2]], "1-D")])
+def test_realised_sizes_bad_input(n, props, msg):
+    with pytest.raises(ValueError, match=msg):
+        realised_sizes(n, props)

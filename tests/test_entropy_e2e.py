@@ -67,3 +67,15 @@ def test_k_chosen_by_rule_on_a_clean_judge():
     c = make_corpus(60, (0.2, 0.3, 0.5), random_state=1)
     h, lab = semantic_spectral_entropy(c.texts, OracleJudge(c.labels), "eigengap", random_state=0, return_labels=True)
     assert lab.max() + 1 == 3 and h == pytest.approx(empirical_entropy(c.labels))
+
+
+def test_sweep_protocol_bad_input_and_oracle_cell():
+    from semvar.sweep_table1 import cluster, table1_errors
+
+    # an SBM judge with p = 1, q = 0 is the oracle: every cell has zero error
+    df = table1_errors(1.0, 0.0, conventions=("normalized", "unnormalized"), sizes=(30,), iterations=2)
+    assert len(df) == 3 * 2 * 2 and df.error.max() == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="convention"):
+        cluster(np.eye(3), 2, "random-walk", 0)
+    with pytest.raises(ValueError, match="model"):
+        table1_errors(0.5, 0.1, model="coin", sizes=(30,), iterations=1)

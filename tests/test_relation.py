@@ -77,7 +77,7 @@ def test_partition_from_non_equivalence_raises():
     ],
 )
 def test_bad_relations(bad, msg):
-    for fn in (count_violations, is_reflexive, is_symmetric, closure_partition, partition_from_relation):
+    for fn in (count_violations, is_reflexive, is_symmetric, is_transitive, is_equivalence, closure_partition, partition_from_relation):
         with pytest.raises(ValueError, match=msg):
             fn(bad)
 
