@@ -8,6 +8,17 @@ cluster sizes.  The paper's main text writes the unnormalised Laplacian
 theory in its appendix follows Su et al. (2019) and uses the normalised
 matrix ``D^{-1/2} E D^{-1/2}`` (its ``K`` *largest* eigenvectors).  Both are
 offered here.
+
+Two further forms serve designs that judge only some pairs (chapter 11):
+``"regularized"`` adds ``tau/n`` to every entry before normalising (Amini et
+al. 2013; Qin & Rohe 2013), which stops isolated and low-degree texts from
+dominating a sparse graph's spectrum; ``"centered"`` subtracts the mean
+verdict from every *asked* pair (``A - rho O``), which removes the noise of
+the design itself and the uninformative degree direction, the failure mode
+of judges that often say TRUE across meanings.  For sparse input above a few
+hundred texts none of them forms an ``n x n`` dense matrix: each is applied
+as an operator (a sparse product plus rank-one terms) inside ARPACK's
+Lanczos solver.
 """
 
 from __future__ import annotations
