@@ -11,7 +11,10 @@ is replaced by a simulated judge with the paper's own Table 2 ``(p, q)``:
 * ``sbm``: independent coin flips (:class:`semvar.judges.SBMJudge`, eqs. 3-4);
 * ``hard``: text-dependent errors (:class:`semvar.judges.HardTextJudge`), a
   share ``h`` of texts the judge cannot match, with the easy-pair ``p`` set so
-  that the overall same-meaning TRUE rate is still the paper's ``p``.
+  that the overall same-meaning TRUE rate is still the paper's ``p``;
+* ``overlap``: meaning-dependent errors (:class:`semvar.judges.BlockJudge` with
+  :func:`overlap_block_matrix`), all false TRUEs on meanings that share a hobby,
+  at the paper's overall ``q``.
 
 Five clustering conventions are compared: ``normalized`` (top-K eigenvectors
 of D^-1/2 E D^-1/2, the paper's appendix), ``unnormalized`` (bottom-K of
@@ -40,7 +43,7 @@ import pandas as pd
 from .corpus import make_corpus, realised_sizes
 from .entropy import empirical_entropy
 from .graph import block_labels, judge_graph
-from .judges import HardTextJudge, SBMJudge
+from .judges import BlockJudge, HardTextJudge, SBMJudge
 from .spectral import spectral_clusters
 
 __all__ = [
@@ -51,6 +54,7 @@ __all__ = [
     "JUDGES",
     "CONVENTIONS",
     "cluster",
+    "overlap_block_matrix",
     "table1_errors",
     "phase_errors",
     "main",
@@ -107,12 +111,43 @@ def cluster(adjacency, k: int, convention: str, random_state: int) -> np.ndarray
         return spectral_clusters(adjacency, k, laplacian=convention, random_state=random_state)
 
 
-def _make_judge(model: str, labels, p: float, q: float, h: float, rng):
+def overlap_block_matrix(corpus, p: float, q: float) -> np.ndarray:
+    """Block matrix of a judge that confuses only meanings sharing a hobby, at overall rate ``q``.
+
+    ``B[a, a] = p``; for ``a != b``, ``B[a, b] = c`` when meanings ``a`` and ``b`` share
+    at least one hobby and ``q0`` otherwise.  All false TRUEs go to overlapping
+    meanings as far as possible: with ``f`` the share of different-meaning text
+    pairs whose meanings overlap, ``c = q / f`` and ``q0 = 0`` when ``q <= f``;
+    otherwise ``c = 1`` and ``q0 = (q - f) / (1 - f)``.  The expected rate of TRUE
+    among different-meaning pairs is then ``q``, as in the paper's Table 2.
+    """
+    sizes = corpus.sizes.astype(float)
+    K = sizes.size
+    share = np.array([[len(corpus.meanings[a] & corpus.meanings[b]) > 0 for b in range(K)] for a in range(K)])
+    np.fill_diagonal(share, False)
+    cross = np.outer(sizes, sizes)
+    np.fill_diagonal(cross, 0)
+    f = cross[share].sum() / cross.sum() if cross.sum() else 0.0
+    if f == 0:
+        c, q0 = 0.0, q
+    elif q <= f:
+        c, q0 = q / f, 0.0
+    else:
+        c, q0 = 1.0, (q - f) / (1 - f)
+    B = np.where(share, c, q0)
+    np.fill_diagonal(B, p)
+    return B
+
+
+def _make_judge(model: str, corpus, p: float, q: float, h: float, rng):
+    labels = corpus.labels
     if model == "sbm":
         return SBMJudge(labels, p, q, random_state=rng)
     if model == "hard":
         return HardTextJudge(labels, HardTextJudge.p_for(p, q, h), q, hard_fraction=h, random_state=rng)
-    raise ValueError(f"model must be 'sbm' or 'hard', got {model!r}")
+    if model == "overlap":
+        return BlockJudge(labels, overlap_block_matrix(corpus, p, q), random_state=rng)
+    raise ValueError(f"model must be 'sbm', 'hard' or 'overlap', got {model!r}")
 
 
 def table1_errors(
@@ -143,7 +178,7 @@ def table1_errors(
             for it in range(iterations):
                 rng = np.random.default_rng([random_state, r_i, n, it])
                 c = make_corpus(n, ratio, m=m, random_state=rng)
-                A = judge_graph(_make_judge(model, c.labels, p, q, hard_fraction, rng), c.texts)
+                A = judge_graph(_make_judge(model, c, p, q, hard_fraction, rng), c.texts)
                 truth = empirical_entropy(c.labels)
                 seed = int(rng.integers(2**31 - 1))
                 for conv in conventions:
@@ -216,6 +251,7 @@ def main(argv=None) -> None:
     frames = []
     jobs = [("sbm", 0.0, CONVENTIONS, args.iterations)]
     jobs += [("hard", h, ("normalized",), args.hard_iterations) for h in (0.03, 0.06, 0.1, 0.15, 0.2)]
+    jobs += [("overlap", 0.0, ("normalized", "unnormalized"), args.hard_iterations)]
     todo = [(j, *job) for job in jobs for j in JUDGES]
     if args.progress:
         from tqdm.auto import tqdm

@@ -79,3 +79,24 @@ def test_sweep_protocol_bad_input_and_oracle_cell():
         cluster(np.eye(3), 2, "random-walk", 0)
     with pytest.raises(ValueError, match="model"):
         table1_errors(0.5, 0.1, model="coin", sizes=(30,), iterations=1)
+
+
+def test_overlap_block_matrix_hand_computed():
+    from semvar.corpus import Corpus
+    from semvar.sweep_table1 import overlap_block_matrix
+
+    c = Corpus(
+        texts=list("abcdef"),
+        labels=np.array([0, 0, 1, 1, 2, 2]),
+        meanings=[frozenset("ab"), frozenset("ac"), frozenset("de")],
+        proportions=np.full(3, 1 / 3),
+    )
+    # different-meaning text pairs: 12, of which 4 (meanings 0-1) overlap: f = 1/3
+    B = overlap_block_matrix(c, 0.9, 0.1)
+    assert B[0, 1] == pytest.approx(0.3) and B[0, 2] == 0 and B[1, 2] == 0 and B[2, 2] == 0.9
+    B = overlap_block_matrix(c, 0.9, 0.5)
+    assert B[0, 1] == 1 and B[0, 2] == pytest.approx(0.25)
+    # the expected false-TRUE rate is q in both cases
+    for q in (0.1, 0.5):
+        B = overlap_block_matrix(c, 0.9, q)
+        assert (4 * B[0, 1] + 4 * B[0, 2] + 4 * B[1, 2]) / 12 == pytest.approx(q)
