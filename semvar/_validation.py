@@ -21,6 +21,7 @@ __all__ = [
     "check_probability",
     "check_int",
     "check_real",
+    "check_texts",
 ]
 
 
@@ -159,3 +160,16 @@ def check_labels(labels, name: str = "labels", *, n: int | None = None) -> np.nd
     if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
+
+
+def check_texts(texts, name: str = "texts") -> list[str]:
+    """Check a non-empty sequence of strings (not a single string) and return it as a list."""
+    if isinstance(texts, str):
+        raise ValueError(f"{name} must be a sequence of strings, got a single string")
+    texts = list(texts)
+    if not texts:
+        raise ValueError(f"{name} must not be empty")
+    bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
+    if bad:
+        raise ValueError(f"{name} must all be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}")
+    return texts

@@ -57,6 +57,22 @@ def _check_pairs(pairs, n: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
+def _split_verdicts(verdicts, m: int):
+    """Verdicts as floats and a mask of the judged ones.
+
+    A masked entry of a :class:`numpy.ma.MaskedArray`, or a NaN, is unjudged.
+    """
+    if np.ma.isMaskedArray(verdicts):
+        judged = ~np.ma.getmaskarray(verdicts)
+        v = np.ma.getdata(verdicts).astype(float)
+    else:
+        v = np.asarray(verdicts, dtype=float)
+        judged = ~np.isnan(v)
+    if v.ndim != 1 or v.shape[0] != m:
+        raise ValueError(f"verdicts must be 1-D with one entry per pair ({m}), got shape {v.shape}")
+    return v, judged
+
+
 def adjacency_from_verdicts(n: int, pairs, verdicts, *, return_mask: bool = False):
     """Assemble a symmetric sparse adjacency from judged pairs.
 
@@ -89,14 +105,7 @@ def adjacency_from_verdicts(n: int, pairs, verdicts, *, return_mask: bool = Fals
     """
     n = check_int(n, "n", low=1)
     P = _check_pairs(pairs, n)
-    if np.ma.isMaskedArray(verdicts):
-        judged = ~np.ma.getmaskarray(verdicts)
-        v = np.ma.getdata(verdicts).astype(float)
-    else:
-        v = np.asarray(verdicts, dtype=float)
-        judged = ~np.isnan(v)
-    if v.ndim != 1 or v.shape[0] != P.shape[0]:
-        raise ValueError(f"verdicts must be 1-D with one entry per pair ({P.shape[0]}), got shape {v.shape}")
+    v, judged = _split_verdicts(verdicts, P.shape[0])
     vj = v[judged]
     if vj.size and (vj.min() < 0 or vj.max() > 1):
         raise ValueError("verdicts must be boolean or 0/1")

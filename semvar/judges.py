@@ -16,8 +16,8 @@ from typing import Protocol, Sequence, runtime_checkable
 
 import numpy as np
 
-from ._validation import check_array, check_labels, check_probability, check_random_state, check_real
-from .graph import _check_pairs
+from ._validation import check_array, check_labels, check_probability, check_random_state, check_real, check_texts
+from .graph import _check_pairs, _split_verdicts
 
 __all__ = ["Judge", "OracleJudge", "SBMJudge", "BlockJudge", "HardTextJudge", "EmbeddingJudge", "PQEstimate", "estimate_pq"]
 
@@ -263,14 +263,7 @@ class EmbeddingJudge:
 
     def embeddings(self, texts) -> np.ndarray:
         """Unit-length embeddings of ``texts`` (each distinct text embedded once per instance)."""
-        if isinstance(texts, str):
-            raise ValueError("texts must be a sequence of strings, got a single string")
-        texts = list(texts)
-        if not texts:
-            raise ValueError("texts must not be empty")
-        bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
-        if bad:
-            raise ValueError(f"texts must all be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}")
+        texts = check_texts(texts)
         todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if todo:
             if self._encode is None:
@@ -388,14 +381,7 @@ def estimate_pq(verdicts, labels, pairs) -> PQEstimate:
     """
     lab = check_labels(labels)
     P = _check_pairs(pairs, lab.shape[0])
-    if np.ma.isMaskedArray(verdicts):
-        judged = ~np.ma.getmaskarray(verdicts)
-        v = np.ma.getdata(verdicts).astype(float)
-    else:
-        v = np.asarray(verdicts, dtype=float)
-        judged = ~np.isnan(v)
-    if v.ndim != 1 or v.shape[0] != P.shape[0]:
-        raise ValueError(f"verdicts must be 1-D with one entry per pair ({P.shape[0]}), got shape {v.shape}")
+    v, judged = _split_verdicts(verdicts, P.shape[0])
     if np.any((v[judged] != 0) & (v[judged] != 1)):
         raise ValueError("verdicts must be boolean or 0/1")
     same = lab[P[:, 0]] == lab[P[:, 1]]

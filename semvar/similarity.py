@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._validation import _show, check_int, check_labels
+from ._validation import _show, check_int, check_labels, check_texts
 
 __all__ = [
     "load_model",
@@ -88,14 +88,7 @@ def embed(
     ndarray of shape (len(texts), d), float32
         Raw (not normalised) embeddings, in the order of ``texts``.
     """
-    if isinstance(texts, str):
-        raise ValueError("texts must be a sequence of strings, got a single string")
-    texts = list(texts)
-    if not texts:
-        raise ValueError("texts must not be empty")
-    bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
-    if bad:
-        raise ValueError(f"texts must all be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}")
+    texts = check_texts(texts)
     if unique:
         index: dict[str, int] = {}
         inverse = np.array([index.setdefault(t, len(index)) for t in texts], dtype=np.int64)
