@@ -219,7 +219,12 @@ def _cmd_judge(args) -> int:
     finally:
         judge.close()
     stats = judge.stats.as_dict()
-    A = adjacency_from_verdicts(n, pairs, verdicts)
+    A, observed = adjacency_from_verdicts(n, pairs, verdicts, return_mask=True)
+    laplacian = args.laplacian
+    if laplacian is None:
+        # a sampled design leaves most pairs unasked: centring on the asked pairs
+        # is what recovers the clusters there (chapter 11); a full design uses Algorithm 1 as printed
+        laplacian = "centered" if str(args.pairs).startswith("sample") else "normalized"
     if args.k == "auto":
         from .select_k import choose_k
 
@@ -235,7 +240,10 @@ def _cmd_judge(args) -> int:
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*have no edges.*")
-        clusters = spectral_clusters(A, k, laplacian=args.laplacian, random_state=args.seed)
+        clusters = spectral_clusters(
+            A, k, laplacian=laplacian, random_state=args.seed,
+            observed=observed if laplacian == "centered" else None,
+        )
     entropy = float(empirical_entropy(clusters))
     relation = _relation_report(n, pairs, verdicts)
     result = {
@@ -251,7 +259,7 @@ def _cmd_judge(args) -> int:
         "calls": stats,
         "k": k,
         "k_method": k_method,
-        "laplacian": args.laplacian,
+        "laplacian": laplacian,
         "entropy": entropy,
         "clusters": clusters.tolist(),
         "violations": relation,
@@ -315,7 +323,10 @@ def _register_judge(sub) -> None:
     )
     jp.add_argument("--k", default="auto", help="number of meanings K, or 'auto' (network cross-validation)")
     jp.add_argument("--k-max", type=int, default=10, help="largest K tried by --k auto (default 10)")
-    jp.add_argument("--laplacian", choices=("normalized", "unnormalized"), default="normalized")
+    jp.add_argument(
+        "--laplacian", choices=("normalized", "unnormalized", "regularized", "centered"), default=None,
+        help="spectral matrix (default: 'centered' for --pairs sample:S, else 'normalized')",
+    )
     jp.add_argument("--cache", metavar="FILE", help="SQLite file of finished calls (resume / reuse)")
     jp.add_argument(
         "--prompt", default="liu2025", help=f"{' or '.join(sorted(PROMPTS))}, or a file holding a template"

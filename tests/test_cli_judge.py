@@ -89,6 +89,16 @@ def test_sampled_pairs_cost_fewer_calls(tmp_path, capsys):
     assert (P[:, 0] < P[:, 1]).all() and len({tuple(p) for p in P.tolist()}) == m
 
 
+def test_sampled_design_defaults_to_the_centred_method_and_recovers_entropy(tmp_path, capsys):
+    sizes = [30, 20, 10]
+    texts, labels = write_texts(tmp_path / "texts.jsonl", sizes)
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        code, res = run(["--pairs", "sample:0.3", "--k", "3", "--seed", "2"], ep, tmp_path)
+    assert code == 0 and res["laplacian"] == "centered"
+    expected = -sum(s / 60 * math.log(s / 60) for s in sizes)
+    assert abs(res["entropy"] - expected) < 1e-9
+
+
 def test_ordered_design_symmetry_and_transitivity_match_semvar_relation(tmp_path, capsys):
     texts, labels = write_texts(tmp_path / "texts.jsonl", [5, 4, 3])
     n = len(texts)
