@@ -28,7 +28,7 @@ import traceback
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
-__all__ = ["Outcome", "Record", "Claim", "claim", "registry", "run", "format_table", "to_json", "load_records", "scorecard_frame", "STATUSES", "compare"]
+__all__ = ["Outcome", "Record", "Claim", "claim", "registry", "run", "format_table", "to_json", "load_records", "scorecard_frame", "compact", "STATUSES", "compare"]
 
 STATUSES = ("replicated", "not_replicated", "partly", "needs_data", "error")
 
@@ -192,9 +192,38 @@ def load_records(path) -> list[Record]:
     return [Record(**row) for row in rows]
 
 
-def scorecard_frame(records):
-    """The scorecard as a :class:`pandas.DataFrame` (one row per claim)."""
+def compact(value, width: int = 90) -> str:
+    """A short human-readable rendering of a record value (dicts as ``key: value; ...``).
+
+    >>> compact({"acc": 72.531, "ss": 2.45})
+    'acc: 72.53; ss: 2.45'
+    >>> compact(None)
+    '-'
+    """
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        text = f"{value:.4g}"
+    elif isinstance(value, dict):
+        text = "; ".join(f"{k}: {compact(v, width)}" for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        text = "[" + ", ".join(compact(v, width) for v in value) + "]"
+    else:
+        text = str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def scorecard_frame(records, *, compact_values: bool = False):
+    """The scorecard as a :class:`pandas.DataFrame` (one row per claim).
+
+    With ``compact_values`` the paper's and our values are rendered as short
+    strings (see :func:`compact`) for display.
+    """
     import pandas as pd
 
     cols = ["id", "status", "paper_value", "our_value", "tolerance", "note", "notebook", "source", "statement"]
-    return pd.DataFrame([{c: getattr(r, c) for c in cols} for r in records], columns=cols)
+    frame = pd.DataFrame([{c: getattr(r, c) for c in cols} for r in records], columns=cols)
+    if compact_values:
+        for c in ("paper_value", "our_value", "tolerance"):
+            frame[c] = frame[c].map(compact)
+    return frame
