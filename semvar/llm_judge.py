@@ -313,6 +313,24 @@ class _Secret:
         return bool(self.value)
 
 
+def _check_key(key: str | None) -> str | None:
+    """Strip surrounding whitespace (a key read from a file keeps its newline); reject what no header can carry.
+
+    ``http.client`` refuses a header value with control characters and echoes
+    the whole value in its error, so the key is checked here, with a message
+    that does not show it.
+    """
+    if key is None:
+        return None
+    key = key.strip()
+    if any(not (0x21 <= ord(c) <= 0x7E) for c in key):
+        raise ValueError(
+            "api_key (or OPENAI_API_KEY) contains spaces, control or non-ASCII characters; an API key is one "
+            "token of printable ASCII characters. Check how the key was copied (the key itself is not shown)."
+        )
+    return key
+
+
 class _Transient(Exception):
     """A fault worth retrying; ``retry_after`` in seconds when the server said so."""
 
@@ -455,7 +473,7 @@ class LLMJudge:
             api_key = os.environ.get("OPENAI_API_KEY")
         if api_key is not None and not isinstance(api_key, str):
             raise ValueError(f"api_key must be a string or None, got {type(api_key).__name__}")
-        self._key = _Secret(api_key)
+        self._key = _Secret(_check_key(api_key))
         self.timeout = check_real(timeout, "timeout", low=0.0, low_open=True)
         self.max_retries = check_int(max_retries, "max_retries", low=0)
         self.concurrency = check_int(concurrency, "concurrency", low=1, high=256)
@@ -723,7 +741,8 @@ class LLMJudge:
                 content = json.loads(data)["choices"][0]["message"]["content"]
             except (ValueError, KeyError, IndexError, TypeError):
                 raise _Transient("malformed JSON in a 200 response") from None
-            return parse_verdict(content), content if isinstance(content, str) else repr(content)
+            answer = self._redact(content if isinstance(content, str) else repr(content))
+            return parse_verdict(answer), answer
         message = self._redact(_error_message(data))
         if status in (401, 403):
             raise AuthenticationError(

@@ -452,3 +452,37 @@ def test_requests_go_through_the_proxy_from_the_environment(monkeypatch):
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:1")  # nobody listens on port 1
     with pytest.raises(EndpointError, match=r"proxy 127\.0\.0\.1:1.*NO_PROXY"):
         LLMJudge("http://judge.example:8000/v1", "m", api_key="", progress=False).pairs(texts, [[0, 1]])
+
+
+class _EchoingEndpoint(SimulatedEndpoint):
+    """A server that writes the client's key into its answers (as a careless proxy or log-echoing server might)."""
+
+    def _answer_text(self, verdict: bool, number: int) -> str:
+        return super()._answer_text(verdict, number) + " (seen: Bearer " + KEY + ")"
+
+
+def test_key_with_newline_is_stripped_and_bad_key_is_refused_without_showing_it():
+    texts, labels = corpus(2, 2)
+    with SimulatedEndpoint(dict(zip(texts, labels)), api_key=KEY) as ep:
+        # a key read from a file keeps its newline; http.client would refuse it and print it in its error
+        judge = LLMJudge(ep.base_url, "m", api_key=KEY + "\n", progress=False)
+        assert judge.pairs(texts, [[0, 1], [0, 2]]).tolist() == [True, False]
+    for bad in (KEY[:5] + " " + KEY[5:], KEY + "\r\nX-Injected: 1", KEY + "\u00e9"):
+        with pytest.raises(ValueError, match="api_key") as err:
+            LLMJudge("http://127.0.0.1:9/v1", "m", api_key=bad)
+        assert KEY not in str(err.value) and KEY[5:] not in str(err.value)
+
+
+def test_key_echoed_by_the_server_is_redacted_from_cache_and_logs(tmp_path, caplog):
+    texts, labels = corpus(2, 2)
+    cache = tmp_path / "c.sqlite"
+    with caplog.at_level(logging.DEBUG):
+        with _EchoingEndpoint(dict(zip(texts, labels)), api_key=KEY, fault_every=2, faults=("unparseable",)) as ep:
+            judge = fast_judge(ep, api_key=KEY, cache_path=cache, max_retries=1)
+            got = judge.pairs(texts, all_pairs(4))
+            judge.close()
+    assert got.count() > 0  # some answers were cached
+    assert not any(KEY in r.getMessage() + repr(r.args) for r in caplog.records)
+    for f in glob.glob(str(cache) + "*"):
+        with open(f, "rb") as fh:
+            assert KEY.encode() not in fh.read()
