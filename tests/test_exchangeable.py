@@ -258,3 +258,15 @@ def test_other_bad_inputs():
         ex.simulate_exchangeable_means(10, 1, 1, 0)
     with pytest.raises(ValueError, match="kind must be"):
         ex.fit_beta_binomial([5, 20], [100, 100]).proxy("other")
+
+
+def test_gaussian_tightness_by_hand():
+    # p ~ Beta(1, 1), one item: X is Bernoulli(1/2) marginally, Var = 1/4; sigma2_eff = 1/4 + 1/12 = 1/3
+    from semvar.claims_exchangeable import gaussian_tightness
+
+    g = gaussian_tightness(1, 1.0)
+    assert g["Var(mean)"] == pytest.approx(0.25) and g["sigma2_eff"] == pytest.approx(1 / 3)
+    assert g["ratio"] == pytest.approx(0.75) and g["mixture share"] == pytest.approx(0.25)
+    # Var(mean) = sigma2_eff - Var(p)/n in the symmetric case
+    g = gaussian_tightness(50, 3.0)
+    assert g["Var(mean)"] == pytest.approx(g["sigma2_eff"] - ex.beta_variance(3, 3) / 50)
