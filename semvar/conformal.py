@@ -74,8 +74,13 @@ _QUANTILES = ("paper", "textbook")
 # --------------------------------------------------------------------------- validation
 
 
+def _float_dtype(x):
+    # float32 input stays float32, as in the released code, whose arithmetic on the float32 logits is float32
+    return np.float32 if getattr(x, "dtype", None) == np.float32 else float
+
+
 def _check_probs(p, name: str, *, n_options: int | None = None) -> np.ndarray:
-    arr = check_array(p, name, ndim=2, nonnegative=True)
+    arr = check_array(p, name, ndim=2, nonnegative=True, dtype=_float_dtype(p))
     if arr.shape[0] == 0:
         raise ValueError(f"{name} must have at least one row, got shape {arr.shape}")
     if arr.shape[1] < 2:
@@ -131,7 +136,7 @@ def _check_sets(sets, name: str = "sets") -> np.ndarray:
 
 
 def softmax(logits, temperature: float = 1.0) -> np.ndarray:
-    """Row-wise softmax of ``logits / temperature`` (computed in float64).
+    """Row-wise softmax of ``logits / temperature`` (float32 logits in float32, anything else in float64).
 
     Parameters
     ----------
@@ -151,6 +156,10 @@ def softmax(logits, temperature: float = 1.0) -> np.ndarray:
     -----
     ``exp(z - max z) / sum exp(z - max z)``, the form of the released code.
     Dividing by ``T`` is monotone, so ``argmax`` does not depend on ``T``.
+    The released logits are float32 and the released code computes in their
+    precision; so does this function, because the rounding of a cumulative
+    sum near 1 (``0.99999994`` or ``1.0000001``) decides whether an APS set
+    holds its last option when the threshold is itself such a sum.
 
     Examples
     --------
@@ -159,9 +168,10 @@ def softmax(logits, temperature: float = 1.0) -> np.ndarray:
     >>> softmax([[0.0, np.log(3.0)]], temperature=2.0).round(3)
     array([[0.366, 0.634]])
     """
-    z = check_array(logits, "logits", ndim=2)
+    dtype = _float_dtype(logits)
+    z = check_array(logits, "logits", ndim=2, dtype=dtype)
     t = check_real(temperature, "temperature", low=0.0, low_open=True)
-    z = z.astype(np.float64) / t
+    z = z / dtype(t) if t != 1.0 else z
     e = np.exp(z - z.max(axis=1, keepdims=True))
     return e / e.sum(axis=1, keepdims=True)
 
@@ -276,7 +286,7 @@ def conformal_threshold(scores, alpha: float, *, quantile: str = "paper") -> flo
     >>> conformal_threshold(s, 0.2, quantile="textbook"), conformal_threshold(s, 0.2)
     (np.float64(0.85), np.float64(0.9))
     """
-    s = check_array(scores, "scores", ndim=1)
+    s = check_array(scores, "scores", ndim=1, dtype=_float_dtype(scores))
     if s.size == 0:
         raise ValueError("scores must not be empty")
     alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
@@ -828,7 +838,7 @@ def ye_protocol(logits, answers, *, alpha: float = 0.1, quantile: str = "paper")
         logits = {"": logits}
     per = {}
     for prompt, z in logits.items():
-        z = check_array(z, f"logits[{prompt!r}]", ndim=2)
+        z = check_array(z, f"logits[{prompt!r}]", ndim=2, dtype=_float_dtype(z))  # float32 stays float32
         y = _check_y(answers, "answers", z.shape[0], z.shape[1])
         cal, test = ye_split(z.shape[0])
         p = softmax(z)

@@ -105,13 +105,22 @@ def test_sets_equal_released_code(alpha, n_cal):
     assert len(np.unique(ours_aps.sum(axis=1))) >= 2
 
 
+def _ref_softmax_float32(row):
+    # the released code's per-row softmax; on float32 logits it computes in float32
+    e = np.exp(row - np.max(row))
+    return e / e.sum()
+
+
 def test_sets_equal_released_code_on_float32_softmax():
+    # semvar computes softmax in float64; the released code, on the float32 logits it stores, in float32
     rng = np.random.default_rng(7)
     z = rng.normal(scale=2.0, size=(3000, 6)).astype(np.float32)
     y = rng.integers(6, size=3000)
     p = cf.softmax(z)
+    p32 = [_ref_softmax_float32(row) for row in z]
+    assert p32[0].dtype == np.float32
     for fn, ref in ((cf.lac_sets, ref_lac), (cf.aps_sets, ref_aps)):
-        np.testing.assert_array_equal(fn(p[:1500], y[:1500], p[1500:], 0.1), _as_bool(ref(p[:1500], y[:1500], p[1500:], 0.1), 6))
+        np.testing.assert_array_equal(fn(p[:1500], y[:1500], p[1500:], 0.1), _as_bool(ref(p32[:1500], y[:1500], p32[1500:], 0.1), 6))
 
 
 def test_sets_equal_released_code_with_tied_probabilities():
@@ -339,6 +348,24 @@ def test_ye_protocol_runs_on_synthetic_keys():
     assert 0 < out["acc"] < 100 and 1 <= out["ss"] <= 6
     assert out["lac_cov"] >= 88 and out["aps_cov"] >= 88
     assert out["per_prompt"]["base"]["acc"] == out["per_prompt"]["task"]["acc"]
+
+
+def test_ye_protocol_on_float32_logits_equals_the_released_code():
+    # uninformative float32 logits and random keys: the APS threshold is a cumulative sum of a whole row (about 1),
+    # and whether a test set keeps its last option turns on float32 rounding, as in the released code
+    rng = np.random.default_rng(9)
+    z = rng.normal(scale=2.0, size=(10000, 6)).astype(np.float32)
+    y = rng.integers(6, size=10000)
+    cal, test = cf.ye_split()
+    p32 = [_ref_softmax_float32(row) for row in z]
+    ref = {name: _as_bool(fn([p32[i] for i in cal], y[cal], [p32[i] for i in test], 0.1), 6)
+           for name, fn in (("lac", ref_lac), ("aps", ref_aps))}
+    out = cf.ye_protocol(z, y)["per_prompt"][""]
+    assert out["lac_ss"] == cf.set_size(ref["lac"]) and out["aps_ss"] == cf.set_size(ref["aps"])
+    assert out["aps_cov"] == 100 * cf.coverage(ref["aps"], y[test])
+    # the float64 computation gives other APS sets here: the check is not vacuous
+    p64 = cf.softmax(z.astype(np.float64))
+    assert cf.set_size(cf.aps_sets(p64[cal], y[cal], p64[test], 0.1)) != out["aps_ss"]
 
 
 def test_answer_keys_local_json_and_missing(tmp_path):
