@@ -43,11 +43,12 @@ def _temperature(quick: bool) -> Outcome:
 @claim(
     "ye_review.score_ranking",
     source="seed 003, panel B (Score function)",
-    statement="Two models with the same accuracy (90%), sharp (margin 6) and soft (margin 1): at alpha = 0.15 LAC gives "
-    "both singleton sets (a tie) while APS gives the sharp model larger sets; at alpha = 0.10 the LAC ranking changes "
-    "from one resample to the next.",
+    statement="Two models with the same accuracy (90%) and the same answer on every question, sharp (margin 6) and soft "
+    "(margin 1): at alpha = 0.15 LAC gives both singleton sets (a tie) while APS gives the sharp model larger sets; at "
+    "alpha = 0.10 the LAC ranking changes from one resample to the next.",
     paper_value={"lac_tie_at_0.15": True, "aps_sharp_larger_at_0.15": True, "lac_ranking_flips_at_0.10": True},
-    tolerance="in every resample (ties, APS order); both orders occur (flips)",
+    tolerance="ties and the APS order in every resample; a flip = both orders occur among resamples, set sizes "
+    "compared at the two decimals the paper prints",
     notebook="09_set_size",
 )
 def _score_ranking(quick: bool) -> Outcome:
@@ -57,18 +58,32 @@ def _score_ranking(quick: bool) -> Outcome:
         r = cf.sharp_soft_pair(alpha=0.15, random_state=s, **PANEL_B)
         tie &= r["sharp"]["lac_ss"] == r["soft"]["lac_ss"] == 1.0
         aps_larger &= r["sharp"]["aps_ss"] > r["soft"]["aps_ss"]
-    diffs = []
-    for s in range(reps):
-        r = cf.sharp_soft_pair(alpha=0.10, shared=False, random_state=1000 + s, **PANEL_B)
-        diffs.append(r["sharp"]["lac_ss"] - r["soft"]["lac_ss"])
-    diffs = np.array(diffs)
-    flips = bool((diffs > 0).any() and (diffs < 0).any())
-    our = {"lac_tie_at_0.15": bool(tie), "aps_sharp_larger_at_0.15": bool(aps_larger), "lac_ranking_flips_at_0.10": flips}
-    note = (f"{reps} resamples; at alpha=0.10 (independent draws per model) sharp>soft in {(diffs > 0).sum()}, "
-            f"sharp<soft in {(diffs < 0).sum()}, ties in {(diffs == 0).sum()}; when both models share the same "
-            "wrong questions the LAC sizes move together and tie")
-    ok = tie and aps_larger and flips
-    return Outcome(our, "replicated" if ok else "not_replicated", note)
+
+    def lac_diffs(shared: bool) -> np.ndarray:
+        out = []
+        for s in range(reps):
+            r = cf.sharp_soft_pair(alpha=0.10, shared=shared, random_state=1000 + s, **PANEL_B)
+            out.append(round(r["sharp"]["lac_ss"], 2) - round(r["soft"]["lac_ss"], 2))
+        return np.round(out, 2)
+
+    def flips(d: np.ndarray) -> bool:
+        return bool((d > 0).any() and (d < 0).any())
+
+    same, indep = lac_diffs(True), lac_diffs(False)
+    our = {"lac_tie_at_0.15": bool(tie), "aps_sharp_larger_at_0.15": bool(aps_larger),
+           "lac_ranking_flips_at_0.10": flips(same), "flips_when_wrong_on_different_questions": flips(indep)}
+    note = (f"{reps} resamples at alpha=0.10, LAC sizes to 2 decimals: with the review's construction (same answers, "
+            f"so wrong on the same questions) sharp>soft in {(same > 0).sum()}, sharp<soft in {(same < 0).sum()}, "
+            f"tie in {(same == 0).sum()} (the thresholds move together and the sets nearly coincide); with an "
+            f"independent draw per model sharp>soft {(indep > 0).sum()}, sharp<soft {(indep < 0).sum()}, "
+            f"tie {(indep == 0).sum()}")
+    if tie and aps_larger and flips(same):
+        status = "replicated"
+    elif tie and aps_larger and flips(indep):
+        status = "partly"
+    else:
+        status = "not_replicated"
+    return Outcome(our, status, note)
 
 
 @claim(
