@@ -30,7 +30,10 @@ from ._validation import check_array, check_int, check_random_state
 __all__ = ["HOBBIES", "TEMPLATES", "Corpus", "make_corpus", "realised_sizes", "parse_meaning", "parse_spellings"]
 
 #: The ten hobbies of Liu (2025, appendix B).  The first spelling is the
-#: canonical name of the hobby; the others are its synonyms.
+#: canonical name of the hobby; the others are its synonyms.  Two spellings are
+#: adapted so that every synonym reads as a gerund phrase in every frame:
+#: "piloting aerial drones" for the paper's "pilot Aerial drones" and "keeping a
+#: journal" for its "journal writings".
 HOBBIES: tuple[tuple[str, ...], ...] = (
     ("running", "jogging"),
     ("drone flying", "piloting aerial drones"),
