@@ -54,7 +54,9 @@ def _paper_means() -> dict:
     statement=(
         "Mean |E_bar - E_hat| over 10 iterations for six language-model judges, ratios (0.2,0.3,0.5), "
         "(0.3,0.3,0.4), (0.5,0.5) and n = 30, 50, 70 is as printed (value per judge: mean over the 9 cells for "
-        "Llama and Ministral, over the K = 3 cells with n = 50, 70 for the four strong judges)"
+        "Llama and Ministral, over the K = 3 cells with n = 50, 70 for the four strong judges); checked against the "
+        "paper's own model of its judges (independent verdicts at Table 2's (p, q), eqs. 3-4), since the language "
+        "models cannot be queried offline"
     ),
     paper_value={"LLAMA": 0.372, "MINISTRAL": 0.209, "COHERE": 0.028, "A21": 0.003, "PHI": 0.043, "GPT": 0.005},
     tolerance=(
