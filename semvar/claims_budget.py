@@ -122,7 +122,7 @@ def _law(quick: bool) -> Outcome:
         "random orders (standard deviation >= 0.01) and stays biased far above 0.01"
     ),
     paper_value="variability from the order (qualitative)",
-    tolerance="sd of greedy entropy across orders >= 0.01",
+    tolerance="sd of greedy entropy across orders >= 0.01 and mean |error| >= 0.1 (ten times the 0.01 target)",
     notebook=NOTEBOOK,
 )
 def _greedy_order(quick: bool) -> Outcome:
@@ -138,7 +138,7 @@ def _greedy_order(quick: bool) -> Outcome:
         "clusters_range": [int(d["n_clusters"].min()), int(d["n_clusters"].max())],
         "mean_calls": round(float(d["calls"].mean())),
     }
-    ok = value["entropy_sd"] >= 0.01
+    ok = value["entropy_sd"] >= 0.01 and value["mean_abs_error"] >= 0.1  # both halves of the statement
     truth = float(d["entropy"].iloc[0] - d["err"].iloc[0]) if d["entropy"].iloc[0] >= d["err"].iloc[0] else float("nan")
     return Outcome(
         value,
