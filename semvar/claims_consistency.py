@@ -111,7 +111,9 @@ def _bound_violations(quick, which):
     else:
         bound = B.corollary331(n, 3, c2, p).value
     rate = float((res[:, 0] > bound).mean())
-    return rate, bound, float(res[:, 0].mean()), reps
+    status = "not_replicated" if _exceeds_rate(rate, reps, 1 / n) else "replicated"
+    value = {"violation_rate": round(rate, 4), "bound": round(bound, 5), "mean_error": round(float(res[:, 0].mean()), 5)}
+    return value, status, reps
 
 
 @claim(
@@ -123,10 +125,9 @@ def _bound_violations(quick, which):
     notebook="05_consistency",
 )
 def _theorem33(quick: bool) -> Outcome:
-    rate, bound, err, reps = _bound_violations(quick, "theorem33")
-    status = "not_replicated" if _exceeds_rate(rate, reps, 1 / 480) else "replicated"
+    value, status, reps = _bound_violations(quick, "theorem33")
     return Outcome(
-        {"violation_rate": round(rate, 4), "bound": round(bound, 5), "mean_error": round(err, 5)}, status,
+        value, status,
         f"judge p=0.3, q=0.28 (lambda=1/15), shares (0.5,0.3,0.2), n=480, {reps} graphs: the bound has no "
         "lambda because the proof chooses Lei & Rinaldo's absolute constant c (errata item 9); the printed "
         "hypothesis alpha_n >= log n holds for no graph and is read as alpha_n >= log(n)/n (item 8)",
@@ -142,10 +143,9 @@ def _theorem33(quick: bool) -> Outcome:
     notebook="05_consistency",
 )
 def _corollary331(quick: bool) -> Outcome:
-    rate, bound, err, reps = _bound_violations(quick, "corollary331")
-    status = "not_replicated" if _exceeds_rate(rate, reps, 1 / 480) else "replicated"
+    value, status, reps = _bound_violations(quick, "corollary331")
     return Outcome(
-        {"violation_rate": round(rate, 4), "bound": round(bound, 5), "mean_error": round(err, 5)}, status,
+        value, status,
         f"same counterexample as Theorem 3.3 ({reps} graphs); for a fixed well-separated judge the error is "
         "O(1/n) trivially (it is exactly 0 beyond n ~ 240 at p=0.5, q=0.1), but the displayed bound is false",
     )
