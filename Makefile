@@ -2,22 +2,23 @@
 # make test   : run the whole test suite (unit tests, doctests, every notebook through nbval)
 PY      := .venv/bin/python
 VENV_OK := .venv/.installed
+# TORCH_INDEX: a wheel index to take torch from before requirements.txt, e.g.
+#   make TORCH_INDEX=https://download.pytorch.org/whl/cpu   (Linux: the CPU build, not PyPI's CUDA build)
+TORCH_INDEX ?=
 
-.PHONY: all install static scorecard book test notebooks clean
+.PHONY: all install scorecard book test notebooks clean
 
 all: install scorecard book
 
 $(VENV_OK): requirements.txt pyproject.toml
 	test -x $(PY) || python3.11 -m venv .venv || python3 -m venv .venv
 	$(PY) -m pip install --quiet --upgrade pip
+	if [ -n "$(TORCH_INDEX)" ]; then $(PY) -m pip install --quiet "$$(grep -E '^torch==' requirements.txt)" --index-url "$(TORCH_INDEX)"; fi
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(VENV_OK)
 
-install: $(VENV_OK) static
-
-static:
-	bash scripts/fetch_static.sh
+install: $(VENV_OK)
 
 scorecard: install
 	$(PY) -m semvar replicate
@@ -37,3 +38,13 @@ notebooks: install
 
 clean:
 	rm -rf _build
+
+.PHONY: student figures
+
+# hand-out copies of the chapters: solutions removed, outputs cleared (student/, git-ignored)
+student: $(VENV_OK)
+	$(PY) scripts/make_student.py --source notebooks --dest student
+
+# every PNG figure stored in the chapters, for slides: figures/<chapter>/<cell>.png (git-ignored)
+figures: $(VENV_OK)
+	$(PY) scripts/export_figures.py --source notebooks --dest figures

@@ -17,15 +17,24 @@ __all__ = [
     "check_random_state",
     "check_array",
     "check_adjacency",
+    "check_laplacian",
+    "check_observed",
+    "LAPLACIANS",
     "check_labels",
     "check_probability",
     "check_int",
     "check_real",
     "check_texts",
+    "check_pairs",
+    "split_verdicts",
+    "show",
+    "float_dtype",
+    "check_option_indices",
+    "check_beta_params",
 ]
 
 
-def _show(value, limit: int = 60) -> str:
+def show(value, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -48,7 +57,7 @@ def check_random_state(random_state) -> np.random.Generator:
         return np.random.default_rng(random_state)
     raise ValueError(
         "random_state must be None, a non-negative int or a numpy.random.Generator, "
-        f"got {_show(random_state)} of type {type(random_state).__name__}"
+        f"got {show(random_state)} of type {type(random_state).__name__}"
     )
 
 
@@ -58,8 +67,10 @@ def check_int(value, name: str, *, low=None, high=None) -> int:
         if isinstance(value, (float, np.floating)) and float(value).is_integer():
             value = int(value)
         else:
-            raise ValueError(f"{name} must be an integer, got {_show(value)}")
+            raise ValueError(f"{name} must be an integer, got {show(value)}")
     value = int(value)
+    if not -(2**63) <= value < 2**63:
+        raise ValueError(f"{name} must be an integer that fits in 64 bits, got {show(value)}")
     if low is not None and value < low:
         raise ValueError(f"{name} must be >= {low}, got {value}")
     if high is not None and value > high:
@@ -70,7 +81,7 @@ def check_int(value, name: str, *, low=None, high=None) -> int:
 def check_real(value, name: str, *, low=None, high=None, low_open=False, high_open=False) -> float:
     """Check that ``value`` is a finite real number in the given interval."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise ValueError(f"{name} must be a real number, got {_show(value)}")
+        raise ValueError(f"{name} must be a real number, got {show(value)}")
     value = float(value)
     if not np.isfinite(value):
         raise ValueError(f"{name} must be finite, got {value}")
@@ -102,8 +113,20 @@ def check_array(
 ) -> np.ndarray:
     """Convert ``x`` to a numpy array and check its shape and values."""
     try:
-        arr = np.asarray(x, dtype=dtype)
-    except (TypeError, ValueError) as exc:
+        raw = np.asarray(x)
+        if raw.dtype.kind == "c":
+            raise ValueError(f"{name} must be real; got complex values (take .real or abs() first if that is meant)")
+        if np.dtype(dtype).kind in "iu" and raw.dtype.kind == "f" and raw.size:
+            ok = np.isfinite(raw)
+            if not ok.all() or np.any(raw != np.round(raw)):
+                bad = raw[~ok | (raw != np.round(raw))].ravel()[0]
+                raise ValueError(f"{name} must hold integers, got {float(bad)!r}")
+        arr = np.asarray(raw, dtype=dtype)
+    except ValueError as exc:
+        if str(exc).startswith(name + " must"):
+            raise
+        raise ValueError(f"{name} must be convertible to a numeric array: {exc}") from None
+    except TypeError as exc:
         raise ValueError(f"{name} must be convertible to a numeric array: {exc}") from None
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-D array, got an array of shape {arr.shape}")
@@ -116,15 +139,46 @@ def check_array(
     return arr
 
 
-def _sparse_asymmetry(mat) -> float:
-    """Largest ``|A - A.T|`` of a CSR matrix, with one transposed copy and no difference matrix."""
+SYMMETRY_BAND = 1 << 22  # stored entries compared at a time by the sparse symmetry check
+
+
+def _sparse_asymmetry(mat, band: int | None = None) -> float:
+    """Largest ``|A - A.T|`` of a square CSR matrix, compared one band of rows at a time.
+
+    Rows ``r0:r1`` of ``A`` are compared with columns ``r0:r1`` of ``A``,
+    transposed.  A band holds about ``band`` stored entries (default: the
+    larger of ``SYMMETRY_BAND`` and an eighth of them all), so the check needs
+    a fixed share of the matrix's memory rather than a whole transposed copy
+    and a difference matrix; it reads the matrix once per band.
+    """
     mat.sum_duplicates()  # canonical: sorted indices, no duplicates (in place, cheap if already so)
-    tr = mat.T.tocsr()
-    tr.sum_duplicates()
-    if np.array_equal(mat.indptr, tr.indptr) and np.array_equal(mat.indices, tr.indices):
-        return float(np.abs(mat.data - tr.data).max()) if mat.nnz else 0.0
-    diff = mat - tr  # structures differ: fall back to the general (more memory-hungry) route
-    return float(np.abs(diff.data).max()) if diff.nnz else 0.0
+    n = mat.shape[0]
+    if band is None:
+        band = max(SYMMETRY_BAND, -(-mat.nnz // 8))
+    indptr, indices, data = mat.indptr, mat.indices, mat.data
+    worst = 0.0
+    r0 = 0
+    while r0 < n:
+        r1 = min(max(int(np.searchsorted(indptr, indptr[r0] + band, side="right")) - 1, r0 + 1), n)
+        lo, hi = int(indptr[r0]), int(indptr[r1])
+        mirror = (mat.T if r0 == 0 and r1 == n else mat[:, r0:r1].T).tocsr()  # (A[:, r0:r1])^T
+        mirror.sum_duplicates()
+        if (
+            mirror.nnz == hi - lo
+            and np.array_equal(mirror.indptr, indptr[r0 : r1 + 1] - lo)
+            and np.array_equal(mirror.indices, indices[lo:hi])
+        ):
+            if hi > lo:
+                d = data[lo:hi] - mirror.data
+                np.abs(d, out=d)
+                worst = max(worst, float(d.max()))
+        else:  # the structures differ: subtract the two bands
+            rows = sp.csr_array((data[lo:hi], indices[lo:hi], indptr[r0 : r1 + 1] - lo), shape=(r1 - r0, n))
+            diff = rows - mirror
+            if diff.nnz:
+                worst = max(worst, float(np.abs(diff.data).max()))
+        r0 = r1
+    return worst
 
 
 def check_adjacency(adjacency, name: str = "adjacency", *, atol: float = 1e-10):
@@ -135,6 +189,10 @@ def check_adjacency(adjacency, name: str = "adjacency", *, atol: float = 1e-10):
     non-negative.
     """
     if sp.issparse(adjacency):
+        if adjacency.dtype.kind == "c":
+            raise ValueError(f"{name} must be real; got complex weights")
+        if adjacency.dtype.kind not in "biuf":
+            raise ValueError(f"{name} must hold numbers, got dtype {adjacency.dtype}")
         mat = sp.csr_array(adjacency, dtype=float)
         if mat.ndim != 2 or mat.shape[0] != mat.shape[1]:
             raise ValueError(f"{name} must be a square matrix, got shape {mat.shape}")
@@ -146,6 +204,7 @@ def check_adjacency(adjacency, name: str = "adjacency", *, atol: float = 1e-10):
         worst = _sparse_asymmetry(mat)
         if worst > atol:
             raise ValueError(f"{name} must be symmetric (an undirected graph); largest |A - A.T| is {worst:.3g}")
+        _check_degrees(mat, name)
         return mat
     arr = check_array(adjacency, name, ndim=2)
     if arr.shape[0] != arr.shape[1]:
@@ -156,7 +215,61 @@ def check_adjacency(adjacency, name: str = "adjacency", *, atol: float = 1e-10):
         raise ValueError(
             f"{name} must be symmetric (an undirected graph); largest |A - A.T| is {np.abs(arr - arr.T).max():.3g}"
         )
+    _check_degrees(arr, name)
     return arr
+
+
+def _check_degrees(mat, name: str) -> None:
+    """Refuse weights so large that a degree (row sum) overflows to infinity."""
+    if not (mat.nnz if sp.issparse(mat) else mat.size):
+        return
+    with np.errstate(over="ignore"):
+        deg = np.asarray(mat.sum(axis=1)).ravel()
+    if not np.all(np.isfinite(deg)):
+        raise ValueError(
+            f"{name} has weights so large that a node's degree (row sum) overflows float64 (largest weight "
+            f"{float(mat.max()):.3g}); divide {name} by its largest weight first"
+        )
+
+
+LAPLACIANS = ("normalized", "unnormalized", "regularized", "centered")
+
+
+def check_laplacian(laplacian, *, tau=None, observed=None) -> str:
+    """Check the name of a spectral matrix and that ``tau`` / ``observed`` go with it."""
+    if laplacian not in LAPLACIANS:
+        raise ValueError(f"laplacian must be one of {LAPLACIANS}, got {show(laplacian)}")
+    if tau is not None and laplacian != "regularized":
+        raise ValueError(f"tau applies only to laplacian='regularized', got laplacian={laplacian!r}")
+    if observed is not None and laplacian != "centered":
+        raise ValueError(f"observed applies only to laplacian='centered', got laplacian={laplacian!r}")
+    return laplacian
+
+
+def check_observed(observed, adjacency):
+    """Check an observed-pair mask against a checked ``adjacency``; return it as a 0/1 float matrix.
+
+    The mask must pass :func:`check_adjacency`, have the adjacency's shape and
+    cover every edge (an edge on an unobserved pair is a contradiction).  Any
+    positive entry counts as observed.  Sparse input stays sparse.
+    """
+    O = check_adjacency(observed, "observed")
+    if O.shape != adjacency.shape:
+        raise ValueError(f"observed must have the shape of adjacency {adjacency.shape}, got {O.shape}")
+    if sp.issparse(O):
+        O = O.copy()
+        O.data = (O.data > 0).astype(float)
+        O.eliminate_zeros()
+    else:
+        O = (O > 0).astype(float)
+    if sp.issparse(adjacency) or sp.issparse(O):
+        inside = float(sp.csr_array(adjacency).multiply(sp.csr_array(O)).sum())
+    else:
+        inside = float((adjacency * O).sum())
+    total = float(adjacency.sum())
+    if total - inside > 1e-9 * max(1.0, total):
+        raise ValueError("adjacency has edges on pairs that observed marks as unobserved")
+    return O
 
 
 def check_labels(labels, name: str = "labels", *, n: int | None = None) -> np.ndarray:
@@ -184,3 +297,78 @@ def check_texts(texts, name: str = "texts") -> list[str]:
     if bad:
         raise ValueError(f"{name} must all be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}")
     return texts
+
+
+def check_pairs(pairs, n: int) -> np.ndarray:
+    arr = np.asarray(pairs)
+    if arr.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise ValueError(f"pairs must be an (m, 2) integer array, got shape {arr.shape}")
+    if not np.issubdtype(arr.dtype, np.integer):
+        raise ValueError(f"pairs must hold integer indices, got dtype {arr.dtype}")
+    if arr.min() < 0 or arr.max() >= n:
+        raise ValueError(f"pairs must index texts 0..{n - 1}, found indices {arr.min()}..{arr.max()}")
+    return arr.astype(np.int64)
+
+
+def split_verdicts(verdicts, m: int):
+    """Verdicts as floats and a mask of the judged ones.
+
+    A masked entry of a :class:`numpy.ma.MaskedArray`, or a NaN, is unjudged.
+    """
+    if np.ma.isMaskedArray(verdicts):
+        judged = ~np.ma.getmaskarray(verdicts)
+        v = np.ma.getdata(verdicts).astype(float)
+    else:
+        v = np.asarray(verdicts, dtype=float)
+        judged = ~np.isnan(v)
+    if v.ndim != 1 or v.shape[0] != m:
+        raise ValueError(f"verdicts must be 1-D with one entry per pair ({m}), got shape {v.shape}")
+    return v, judged
+
+
+def float_dtype(x):
+    """``numpy.float32`` for a float32 array, else ``float``: float32 input keeps its precision.
+
+    Used where the arithmetic of a reference implementation on float32 data is float32.
+    """
+    return np.float32 if getattr(x, "dtype", None) == np.float32 else float
+
+
+def check_option_indices(y, name: str, n: int, n_options: int) -> np.ndarray:
+    """Option indices ``0..n_options-1``, one per row: a 1-D integer array of length ``n``.
+
+    Integer-valued floats are accepted; booleans, NaN and out-of-range indices are not.
+
+    >>> check_option_indices([0, 2.0, 1], "y", 3, 3)
+    array([0, 2, 1])
+    """
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of option indices, got shape {arr.shape}")
+    if arr.shape[0] != n:
+        raise ValueError(f"{name} must have one label per row of probabilities ({n}), got {arr.shape[0]}")
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise ValueError(f"{name} must hold integer option indices 0..{n_options - 1}, got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.floating):
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.round(arr)):
+            raise ValueError(f"{name} must hold integer option indices 0..{n_options - 1}")
+    arr = arr.astype(np.int64)
+    bad = (arr < 0) | (arr >= n_options)
+    if bad.any():
+        raise ValueError(
+            f"{name} must hold option indices in 0..{n_options - 1}; found {int(arr[bad][0])} at position {int(np.argmax(bad))}"
+        )
+    return arr
+
+
+def check_beta_params(a, b) -> tuple[float, float]:
+    """Positive, finite parameters ``(a, b)`` of a Beta law.
+
+    >>> check_beta_params(2, 5)
+    (2.0, 5.0)
+    """
+    a = check_real(a, "a", low=0.0, low_open=True)
+    b = check_real(b, "b", low=0.0, low_open=True)
+    return a, b

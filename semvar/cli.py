@@ -50,9 +50,13 @@ TEXTS.jsonl holds one text per line: a JSON object with a "text" field (and
 optionally a "label" field with its true meaning, which adds estimates of the
 judge's p and q), or a JSON string.  The API key is read from the environment
 variable named by --api-key-env (default OPENAI_API_KEY), never from the
-command line.  Finished calls go to the --cache file as they complete: run
-the same command again after an interruption and only the missing calls are
-made.
+command line.  Identical texts are judged once (their copies share a
+cluster).  Finished calls go to the --cache file as they complete: run the
+same command again after an interruption (Ctrl-C stops at once) and only the
+missing calls are made; several runs may share one cache.
+
+Exit status: 0 done; 1 too few pairs judged (see --min-judged; no entropy is
+reported); 2 bad input, endpoint, key or cache; 130 interrupted.
 """
 
 
@@ -116,53 +120,129 @@ def _relation_report(n: int, pairs, verdicts) -> dict:
     TRUE and i~k judged FALSE (the convention of semvar.relation.count_violations:
     each open path is counted from both ends); pairs never judged, or judged
     both ways with opposite verdicts, count as neither TRUE nor FALSE.
+
+    Sparse throughout: memory grows with the number of judged pairs, not n**2.
     """
     import numpy as np
+    import scipy.sparse as sp
 
     judged = ~np.ma.getmaskarray(verdicts)
-    P = np.asarray(pairs)[judged]
+    P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)[judged]
     v = np.ma.getdata(verdicts)[judged].astype(float)
     off = P[:, 0] != P[:, 1]
     P, v = P[off], v[off]
-    S = np.zeros((n, n))
-    C = np.zeros((n, n))
-    np.add.at(S, (P[:, 0], P[:, 1]), v)
-    np.add.at(C, (P[:, 0], P[:, 1]), 1.0)
-    seen = C > 0
-    D = np.divide(S, C, out=np.zeros_like(S), where=seen)
-    both = np.triu(seen & seen.T, k=1)
+    # the mean verdict of each ordered pair (a pair may be listed more than once)
+    keys, inv = np.unique(P[:, 0] * n + P[:, 1], return_inverse=True)
+    mean = np.bincount(inv, weights=v, minlength=keys.size) / np.maximum(np.bincount(inv, minlength=keys.size), 1)
+    i, j = np.divmod(keys, n)
+    back = np.searchsorted(keys, j * n + i)
+    back = np.minimum(back, max(keys.size - 1, 0))
+    both = (i < j) & (keys[back] == j * n + i) if keys.size else np.zeros(0, dtype=bool)
     report = {
         "symmetry": {
             "pairs_judged_both_orders": int(both.sum()),
-            "violations": int((both & (np.triu(D != D.T, k=1))).sum()),
+            "violations": int((both & (mean != mean[back])).sum()) if keys.size else 0,
         }
     }
     if n > 3000:
         report["transitivity"] = {"violations": None, "paths": None, "note": "skipped for more than 3000 texts"}
         return report
-    Cs = C + C.T
-    M = np.divide(S + S.T, Cs, out=np.zeros_like(S), where=Cs > 0)
-    T = ((Cs > 0) & (M > 0.5)).astype(np.int64)
-    F = (Cs > 0) & (M < 0.5)
-    np.fill_diagonal(T, 0)
-    two = T @ T
-    np.fill_diagonal(two, 0)
-    np.fill_diagonal(F, False)
-    report["transitivity"] = {"violations": int(two[F].sum()), "paths": int(two.sum())}
+    # unordered pairs, both orders pooled: TRUE where most verdicts say so, FALSE where most say not
+    lo, hi = np.minimum(P[:, 0], P[:, 1]), np.maximum(P[:, 0], P[:, 1])
+    ukeys, uinv = np.unique(lo * n + hi, return_inverse=True)
+    umean = np.bincount(uinv, weights=v, minlength=ukeys.size) / np.maximum(np.bincount(uinv, minlength=ukeys.size), 1)
+    a, b = np.divmod(ukeys, n)
+
+    def sym(mask):
+        r, c = np.concatenate([a[mask], b[mask]]), np.concatenate([b[mask], a[mask]])
+        return sp.csr_array((np.ones(r.size, dtype=np.int64), (r, c)), shape=(n, n))
+
+    T, F = sym(umean > 0.5), sym(umean < 0.5)
+    two = (T @ T).tocsr()
+    two.setdiag(0)
+    two.eliminate_zeros()
+    report["transitivity"] = {"violations": int(two.multiply(F).sum()), "paths": int(two.sum())}
     return report
 
 
-def _cmd_judge(args) -> int:
+def _check_out(path: str, others: dict) -> None:
+    """Refuse an --out path that cannot be written, before any call is made."""
+    import os
+
+    full = os.path.abspath(path)
+    if os.path.isdir(full):
+        raise ValueError(f"--out {path} is a folder; give a file name, e.g. {os.path.join(path, 'result.json')}")
+    folder = os.path.dirname(full)
+    if not os.path.isdir(folder):
+        raise ValueError(f"--out {path}: the folder {folder} does not exist; create it first")
+    if not os.access(folder, os.W_OK) or (os.path.exists(full) and not os.access(full, os.W_OK)):
+        raise ValueError(f"--out {path} cannot be written (no write permission in {folder})")
+    for what, other in others.items():
+        if other is not None and os.path.abspath(other) == full:
+            raise ValueError(f"--out {path} is also the {what}; give the result its own file")
+
+
+def _write_json(path: str, obj) -> None:
+    """Write ``obj`` as JSON to ``path`` atomically (a reader never sees half a file)."""
     import json
+    import os
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".result-", suffix=".json.tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(obj, fh, indent=1)
+            fh.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _choose_k(args, A, n_distinct: int, laplacian: str = "normalized"):
+    """K, how it was found, and the rule's clusters: --k as given, or semvar.select_k.auto for --k auto.
+
+    With --k auto a text that no other text was judged equivalent to is a meaning of its own.  For a
+    full design the clusters are the rule's (those texts alone, the rest clustered into the remaining
+    K); for a sampled design the rule reads an unasked pair as FALSE, so only its K is used.
+    """
+    if n_distinct == 1:
+        return 1, "one distinct text", None
+    if args.k != "auto":
+        return int(args.k), "given", None
+    from .pipeline import graph_entropy
+
+    sampled = str(args.pairs).startswith("sample")
+    k_max = min(args.k_max, max(n_distinct - 1, 1))  # below 1 it is refused with the rule's message
+    try:
+        _, labels, sel = graph_entropy(A, "auto", laplacian="normalized" if sampled else laplacian, k_max=k_max,
+                                       random_state=args.seed, return_labels=True, return_k=True)
+    except ValueError as exc:
+        raise ValueError(f"--k auto could not choose K ({exc}); give --k K") from None
+    how = f"auto: {sel.details.get('rule', 'icl')}"
+    if sel.confidence is not None:
+        how += f", posterior probability {sel.confidence:.2f}"
+    how += f", k_max={k_max}"
+    if sel.n_singletons:
+        how += f"; {sel.n_singletons} text(s) judged equivalent to no other counted as meanings of their own"
+    return sel.k, how, (None if sampled else labels)
+
+
+def _cmd_judge(args) -> int:
     import os
 
     import numpy as np
 
     from . import __version__
-    from .graph import adjacency_from_verdicts
-    from .llm_judge import PROMPTS, LLMJudge, LLMJudgeError
-    from .spectral import spectral_clusters
     from .entropy import empirical_entropy
+    from .graph import UnjudgedError, adjacency_from_verdicts, check_judged, collapse_duplicates
+    from .llm import PROMPTS, LLMJudge, LLMJudgeError
+    from .llm.cache import CacheError
+    from .spectral import spectral_clusters
 
     def fail(message: str, code: int = 2) -> int:
         print(f"semvar judge: error: {message}", file=sys.stderr)
@@ -170,23 +250,28 @@ def _cmd_judge(args) -> int:
 
     try:
         texts, labels = _read_texts(args.texts)
-        pairs = _pair_design(args.pairs, len(texts), args.seed)
+        distinct, inverse = collapse_duplicates(texts)  # identical texts need no call: judge each once
+        n, n_u = len(texts), len(distinct)
+        pairs = _pair_design(args.pairs, n_u, args.seed)
+        _check_out(args.out, {"texts file": args.texts, "cache": args.cache})
     except (OSError, ValueError) as exc:
         return fail(str(exc))
-    n = len(texts)
+    of = f"{n} texts" if n == n_u else f"{n} texts ({n_u} distinct)"
     if args.k != "auto":
         try:
             k_fixed = int(args.k)
         except ValueError:
             return fail(f"--k must be 'auto' or a positive integer, got {args.k!r}")
-        if not 1 <= k_fixed <= n:
-            return fail(f"--k must lie in [1, {n}] for {n} texts, got {k_fixed}")
+        if not 1 <= k_fixed <= n_u:
+            return fail(f"--k must lie in [1, {n_u}] for {of}, got {k_fixed}")
+    if args.min_judged is not None and not 0.0 <= args.min_judged <= 1.0:
+        return fail(f"--min-judged must be a share in [0, 1], got {args.min_judged}")
     prompt = args.prompt
     if prompt not in PROMPTS:
         try:
             with open(prompt, encoding="utf-8") as fh:
                 prompt = fh.read()
-        except OSError:
+        except (OSError, UnicodeDecodeError):
             return fail(f"--prompt must be one of {sorted(PROMPTS)} or a readable template file, got {args.prompt!r}")
     if args.cache is None and not args.quiet:
         print("note: no --cache given, so an interrupted run starts over", file=sys.stderr)
@@ -206,50 +291,66 @@ def _cmd_judge(args) -> int:
             progress=not args.quiet and not args.no_progress,
             random_state=args.seed,
         )
-    except ValueError as exc:
+    except (ValueError, CacheError) as exc:
         return fail(str(exc))
     try:
-        verdicts = judge.pairs(texts, pairs)
-    except LLMJudgeError as exc:
+        verdicts = judge.pairs(distinct, pairs)
+    except (LLMJudgeError, CacheError) as exc:
+        judge.close()
         return fail(str(exc))
     except KeyboardInterrupt:
+        # the requests in flight were cancelled and every finished call is committed; no waiting here,
+        # so a second Ctrl-C is never held up (SQLite keeps the file consistent whatever happens next)
         where = f"are in {args.cache}; run the same command again to resume" if args.cache else "were not cached"
         print(f"\ninterrupted: {judge.stats.done} finished calls {where}", file=sys.stderr)
         return 130
-    finally:
-        judge.close()
+    judge.close()
     stats = judge.stats.as_dict()
-    A, observed = adjacency_from_verdicts(n, pairs, verdicts, return_mask=True)
+    try:
+        check_judged(pairs, verdicts, n_u, min_share=args.min_judged, reasons=judge.stats.why_unjudged() or None)
+    except UnjudgedError as exc:
+        if pairs.shape[0] == 0:
+            hint = "Ask more pairs (a larger S in --pairs sample:S, or --pairs all)"
+        else:
+            hint = (
+                "Check the server's answers (the log above, or one request by hand), raise --max-retries or "
+                "--timeout, or accept fewer judged pairs with --min-judged S"
+            )
+        return fail(f"{exc}. No entropy is reported. {hint}.", code=1)
+    A, observed = adjacency_from_verdicts(n_u, pairs, verdicts, return_mask=True)
     laplacian = args.laplacian
     if laplacian is None:
         # a sampled design leaves most pairs unasked: centring on the asked pairs
         # is what recovers the clusters there (chapter 11); a full design uses Algorithm 1 as printed
         laplacian = "centered" if str(args.pairs).startswith("sample") else "normalized"
-    if args.k == "auto":
-        from .select_k import choose_k
-
-        k_max = min(args.k_max, n - 1)
-        try:
-            k = choose_k(A, "ncv", k_max, random_state=args.seed)
-        except ValueError as exc:
-            return fail(f"--k auto could not choose K ({exc}); give --k K")
-        k_method = f"network cross-validation (k_max={k_max})"
-    else:
-        k, k_method = k_fixed, "given"
+    try:
+        k, k_method, clusters_auto = _choose_k(args, A, n_u, laplacian)
+    except ValueError as exc:
+        return fail(str(exc))
     import warnings
 
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*have no edges.*")
-        clusters = spectral_clusters(
-            A, k, laplacian=laplacian, random_state=args.seed,
-            observed=observed if laplacian == "centered" else None,
-        )
+    if clusters_auto is not None:
+        clusters_u = clusters_auto
+    elif k == 1:
+        clusters_u = np.zeros(n_u, dtype=np.int64)
+    else:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*have no edges.*")
+            clusters_u = spectral_clusters(
+                A, k, laplacian=laplacian, random_state=args.seed,
+                observed=observed if laplacian == "centered" else None,
+            )
+    clusters = clusters_u[inverse]  # every copy of a text joins its cluster
     entropy = float(empirical_entropy(clusters))
-    relation = _relation_report(n, pairs, verdicts)
+    relation = _relation_report(n_u, pairs, verdicts)
+    first = np.full(n_u, n, dtype=np.int64)
+    np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
+    file_pairs = first[pairs] if pairs.shape[0] else pairs
     result = {
         "semvar_version": __version__,
         "texts": os.path.abspath(args.texts),
         "n_texts": n,
+        "n_distinct_texts": n_u,
         "base_url": judge.base_url,
         "model": args.model,
         "prompt": judge.prompt,
@@ -263,18 +364,20 @@ def _cmd_judge(args) -> int:
         "entropy": entropy,
         "clusters": clusters.tolist(),
         "violations": relation,
-        "pairs": pairs.tolist(),
+        "pairs": file_pairs.tolist(),
         "verdicts": [None if m else bool(x) for x, m in zip(np.ma.getdata(verdicts), np.ma.getmaskarray(verdicts))],
     }
     lines = [
-        f"judged {stats['pairs']} pairs of {n} texts ({stats['unique']} distinct calls) with {args.model!r} "
-        f"(prompt {judge.prompt}): {stats['requests']} HTTP requests, {stats['cached']} calls from the cache, "
+        f"judged {stats['pairs']} pairs of {of} with {args.model!r} (prompt {judge.prompt}): "
+        f"{stats['requests']} HTTP requests, {stats['cached'] + stats['shared']} calls from the cache, "
         f"{stats['retried']} retried, {stats['unjudged']} unjudged",
         f"K = {k} ({k_method})",
         f"semantic spectral entropy = {entropy:.4f} nats",
         f"symmetry violations: {relation['symmetry']['violations']} of "
         f"{relation['symmetry']['pairs_judged_both_orders']} pairs judged in both orders",
     ]
+    if stats["unjudged"]:
+        lines[0] += f" ({judge.stats.why_unjudged()})"
     tr = relation["transitivity"]
     if tr["violations"] is not None:
         lines.append(
@@ -283,7 +386,7 @@ def _cmd_judge(args) -> int:
     if labels is not None:
         from .judges import estimate_pq
 
-        est = estimate_pq(verdicts, labels, pairs)
+        est = estimate_pq(verdicts, np.asarray(labels, dtype=object)[first], pairs)
         result["pq"] = {"p": est.p, "q": est.q, "n_same": est.n_same, "n_diff": est.n_diff}
         result["true_labels"] = labels
         result["true_entropy"] = float(empirical_entropy(np.asarray(labels, dtype=object).astype(str)))
@@ -291,9 +394,10 @@ def _cmd_judge(args) -> int:
             f"judge vs the labels in the file: p = {est.p:.3f} ({est.n_same} same-meaning pairs), "
             f"q = {est.q:.3f} ({est.n_diff} different-meaning pairs); true entropy = {result['true_entropy']:.4f}"
         )
-    with open(args.out, "w", encoding="utf-8") as fh:
-        json.dump(result, fh, indent=1)
-        fh.write("\n")
+    try:
+        _write_json(args.out, result)
+    except OSError as exc:
+        return fail(f"could not write --out {args.out} ({exc}); the calls are in the cache, if one was given")
     lines.append(f"wrote {args.out}")
     if not args.quiet:
         print("\n".join(lines))
@@ -301,7 +405,7 @@ def _cmd_judge(args) -> int:
 
 
 def _register_judge(sub) -> None:
-    from .llm_judge import PROMPTS
+    from .llm import PROMPTS
 
     jp = sub.add_parser(
         "judge",
@@ -321,7 +425,11 @@ def _register_judge(sub) -> None:
         help="'all' (each unordered pair once, n(n-1)/2 calls), 'ordered' (both orders, n(n-1) calls, as the "
         "paper), or 'sample:S' (each unordered pair with probability S)",
     )
-    jp.add_argument("--k", default="auto", help="number of meanings K, or 'auto' (network cross-validation)")
+    jp.add_argument(
+        "--k", default="auto",
+        help="number of meanings K, or 'auto' (default: the rule semvar.select_k.auto, judge-model ICL; "
+        "the rule, its posterior probability and K are printed)",
+    )
     jp.add_argument("--k-max", type=int, default=10, help="largest K tried by --k auto (default 10)")
     jp.add_argument(
         "--laplacian", choices=("normalized", "unnormalized", "regularized", "centered"), default=None,
@@ -333,13 +441,21 @@ def _register_judge(sub) -> None:
     )
     jp.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
     jp.add_argument("--concurrency", type=int, default=8, help="requests in flight at most (default 8)")
-    jp.add_argument("--timeout", type=float, default=30.0, help="seconds per connect / read (default 30)")
+    jp.add_argument(
+        "--timeout", type=float, default=30.0,
+        help="seconds per request: connect, send and the whole answer (default 30)",
+    )
     jp.add_argument("--max-retries", type=int, default=5, help="retries per pair (default 5)")
     jp.add_argument(
         "--backoff-base", type=float, default=0.5, help="seconds; retry r waits up to base * 2**r (default 0.5)"
     )
     jp.add_argument("--temperature", type=float, default=None, help="sampling temperature (server default)")
     jp.add_argument("--max-tokens", type=int, default=None, help="answer length limit (server default)")
+    jp.add_argument(
+        "--min-judged", type=float, default=None, metavar="S",
+        help="fail unless a share S of the pairs asked is judged (default: fail if a text is left with no "
+        "judged pair, or no pair is judged at all)",
+    )
     jp.add_argument("--seed", type=int, default=0, help="seeds pair sampling, K selection and k-means")
     jp.add_argument("--no-progress", action="store_true", help="no progress bar")
     jp.add_argument("--quiet", action="store_true", help="print nothing but errors")
@@ -352,4 +468,8 @@ _EXTRA_COMMANDS.append(_register_judge)
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    return args.func(args)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:  # before or after the calls: nothing to save, no traceback
+        print("\ninterrupted", file=sys.stderr)
+        return 130

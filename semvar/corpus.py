@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._validation import check_array, check_int, check_random_state
+from ._validation import check_int, check_random_state
 
 __all__ = ["HOBBIES", "TEMPLATES", "Corpus", "make_corpus", "realised_sizes", "parse_meaning", "parse_spellings"]
 

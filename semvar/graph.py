@@ -14,9 +14,20 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ._validation import check_array, check_int, check_probability, check_random_state, check_real
+from ._validation import (
+    check_array,
+    check_int,
+    check_pairs,
+    check_probability,
+    check_random_state,
+    check_real,
+    show,
+    split_verdicts,
+)
 
 __all__ = [
+    "UnjudgedError",
+    "check_judged",
     "all_pairs",
     "adjacency_from_verdicts",
     "judge_graph",
@@ -42,35 +53,6 @@ def all_pairs(n: int) -> np.ndarray:
     n = check_int(n, "n", low=1)
     i, j = np.triu_indices(n, k=1)
     return np.column_stack([i, j]).astype(np.int64)
-
-
-def _check_pairs(pairs, n: int) -> np.ndarray:
-    arr = np.asarray(pairs)
-    if arr.size == 0:
-        return np.zeros((0, 2), dtype=np.int64)
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise ValueError(f"pairs must be an (m, 2) integer array, got shape {arr.shape}")
-    if not np.issubdtype(arr.dtype, np.integer):
-        raise ValueError(f"pairs must hold integer indices, got dtype {arr.dtype}")
-    if arr.min() < 0 or arr.max() >= n:
-        raise ValueError(f"pairs must index texts 0..{n - 1}, found indices {arr.min()}..{arr.max()}")
-    return arr.astype(np.int64)
-
-
-def _split_verdicts(verdicts, m: int):
-    """Verdicts as floats and a mask of the judged ones.
-
-    A masked entry of a :class:`numpy.ma.MaskedArray`, or a NaN, is unjudged.
-    """
-    if np.ma.isMaskedArray(verdicts):
-        judged = ~np.ma.getmaskarray(verdicts)
-        v = np.ma.getdata(verdicts).astype(float)
-    else:
-        v = np.asarray(verdicts, dtype=float)
-        judged = ~np.isnan(v)
-    if v.ndim != 1 or v.shape[0] != m:
-        raise ValueError(f"verdicts must be 1-D with one entry per pair ({m}), got shape {v.shape}")
-    return v, judged
 
 
 def adjacency_from_verdicts(n: int, pairs, verdicts, *, return_mask: bool = False):
@@ -104,8 +86,8 @@ def adjacency_from_verdicts(n: int, pairs, verdicts, *, return_mask: bool = Fals
     [[0, 1, 0], [1, 0, 0], [0, 0, 0]]
     """
     n = check_int(n, "n", low=1)
-    P = _check_pairs(pairs, n)
-    v, judged = _split_verdicts(verdicts, P.shape[0])
+    P = check_pairs(pairs, n)
+    v, judged = split_verdicts(verdicts, P.shape[0])
     vj = v[judged]
     if vj.size and (vj.min() < 0 or vj.max() > 1):
         raise ValueError("verdicts must be boolean or 0/1")
@@ -137,6 +119,94 @@ def _mean_upper(sums, counts):
     return sp.coo_array((vals, (c.row, c.col)), shape=counts.shape).tocsr()
 
 
+class UnjudgedError(ValueError):
+    """Too few of the pairs asked got a verdict for a graph built on them to mean anything."""
+
+
+def check_judged(pairs, verdicts, n, *, min_share=None, reasons: str | None = None) -> np.ndarray:
+    """Refuse a judged graph that rests on too few verdicts; return the mask of judged pairs.
+
+    A pair the judge could not answer (a masked or NaN verdict) is left out
+    of the graph, not read as FALSE.  When that happens to most pairs the
+    spectral steps still run -- on an empty or nearly empty graph -- and
+    return an entropy that measures nothing.  This check stops that.
+
+    Parameters
+    ----------
+    pairs : array-like of shape (m, 2)
+        The pairs asked (indices into ``n`` texts); self-pairs are ignored.
+    verdicts : array-like of shape (m,)
+        As for :func:`adjacency_from_verdicts`: masked entries (or NaN) are unjudged.
+    n : int
+        Number of (distinct) texts.
+    min_share : float in [0, 1], optional
+        Require at least this share of the asked pairs to be judged.  The
+        default instead requires every text that was asked about to have at
+        least one judged pair (a text with none gets an arbitrary cluster).
+    reasons : str, optional
+        Why pairs went unjudged (e.g. :meth:`semvar.llm.JudgeStats.why_unjudged`),
+        for the message.
+
+    Returns
+    -------
+    ndarray of bool, shape (m,)
+        True where the pair was judged.
+
+    Raises
+    ------
+    UnjudgedError
+        (a :class:`ValueError`) When ``n >= 2`` and no pair was asked, none
+        was judged, fewer than ``min_share`` were, or (by default) some text
+        asked about has no judged pair.  The message says how many pairs
+        were judged and why the rest were not.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> v = np.ma.MaskedArray([True, False, True], mask=[False, False, True])
+    >>> check_judged([[0, 1], [1, 2], [0, 2]], v, 3).tolist()
+    [True, True, False]
+    >>> check_judged([[0, 1], [1, 2]], np.ma.masked_all(2, dtype=bool), 3)
+    Traceback (most recent call last):
+    ...
+    semvar.graph.UnjudgedError: none of the 2 pairs asked was judged (the judge left them unjudged)
+    """
+    n = check_int(n, "n", low=1)
+    P = check_pairs(pairs, n)
+    _, judged = split_verdicts(verdicts, P.shape[0])
+    if min_share is not None:
+        min_share = check_probability(min_share, "min_share")
+    if reasons is not None and not isinstance(reasons, str):
+        raise ValueError(f"reasons must be a string, got {type(reasons).__name__}")
+    if n < 2:
+        return judged
+    off = P[:, 0] != P[:, 1]
+    m, j = int(off.sum()), int((judged & off).sum())
+    why = f" ({reasons})" if reasons else " (the judge left them unjudged)"
+    if m == 0:
+        raise UnjudgedError(f"no pair of the {n} texts was asked, so nothing about them was judged")
+    if j == 0:
+        raise UnjudgedError(f"none of the {m} pairs asked was judged{why}")
+    if min_share is not None:
+        if j < min_share * m:
+            raise UnjudgedError(
+                f"only {j} of the {m} pairs asked were judged ({j / m:.1%}, fewer than the {min_share:.1%} "
+                f"required); {m - j} were not{why}"
+            )
+        return judged
+    asked = np.zeros(n, dtype=bool)
+    asked[P[off].ravel()] = True
+    got = np.zeros(n, dtype=bool)
+    got[P[off & judged].ravel()] = True
+    missing = np.flatnonzero(asked & ~got)
+    if missing.size:
+        raise UnjudgedError(
+            f"{missing.size} of the {n} texts have no judged pair (the first is text {int(missing[0])}), so their "
+            f"clusters would be arbitrary: only {j} of the {m} pairs asked were judged; {m - j} were not{why}"
+        )
+    return judged
+
+
 def judge_graph(judge, texts, pairs=None, *, return_mask: bool = False):
     """Ask ``judge`` about ``pairs`` of ``texts`` (all unordered pairs by default) and build the graph.
 
@@ -149,12 +219,24 @@ def judge_graph(judge, texts, pairs=None, *, return_mask: bool = False):
         Defaults to :func:`all_pairs` ``(len(texts))``: each unordered pair once.
     return_mask : bool
         Also return the observed-pair mask (see :func:`adjacency_from_verdicts`).
+
+    Raises
+    ------
+    UnjudgedError
+        When the judge left so many pairs unjudged that some text has none
+        (see :func:`check_judged`).
     """
+    _check_judge(judge)
+    if isinstance(texts, str):
+        raise ValueError("texts must be a sequence of strings, got a single string")
     n = len(texts)
     if n == 0:
         raise ValueError("texts must not be empty")
-    P = all_pairs(n) if pairs is None else _check_pairs(pairs, n)
+    P = all_pairs(n) if pairs is None else check_pairs(pairs, n)
     verdicts = judge.pairs(texts, P)
+    stats = getattr(judge, "stats", None)
+    why = stats.why_unjudged() if callable(getattr(stats, "why_unjudged", None)) else None
+    check_judged(P, verdicts, n, reasons=why or None)
     return adjacency_from_verdicts(n, P, verdicts, return_mask=return_mask)
 
 
@@ -166,7 +248,7 @@ def block_labels(sizes) -> np.ndarray:
     """
     s = check_array(sizes, "sizes", ndim=1, dtype=np.int64)
     if s.size == 0 or s.min() < 1:
-        raise ValueError(f"sizes must be a non-empty list of positive integers, got {s.tolist()}")
+        raise ValueError(f"sizes must be a non-empty list of positive integers, got {show(s.tolist())}")
     return np.repeat(np.arange(s.size), s)
 
 
@@ -398,8 +480,15 @@ def random_pairs(n: int, s: float, *, random_state=None) -> np.ndarray:
     return np.column_stack([r, c]).astype(np.int64)
 
 
+def _check_judge(judge) -> None:
+    if not callable(getattr(judge, "pairs", None)):
+        raise TypeError(f"judge must have a pairs(texts, pairs) method (see semvar.judges), got {type(judge).__name__}")
+
+
 def _prepare(texts, collapse: bool):
     """Texts, the inverse map to unique texts, and each unique text's first position."""
+    if isinstance(texts, str):
+        raise ValueError("texts must be a sequence of strings, got a single string")
     texts = list(texts)
     if len(texts) == 0:
         raise ValueError("texts must not be empty")
@@ -419,6 +508,10 @@ def _judged(judge, texts, first, pairs, design, inverse, labels=None, verdicts=N
     # through its first occurrence, so label-keyed simulated judges work too
     if verdicts is None:
         verdicts = judge.pairs(texts, first[pairs]) if pairs.shape[0] else np.zeros(0, dtype=bool)
+    if pairs.shape[0]:  # a design may ask nothing (one distinct text, or s = 0); what it asks must be answered
+        stats = getattr(judge, "stats", None)
+        why = stats.why_unjudged() if callable(getattr(stats, "why_unjudged", None)) else None
+        check_judged(pairs, verdicts, first.shape[0], reasons=why or None)
     A, O = adjacency_from_verdicts(first.shape[0], pairs, verdicts, return_mask=True)
     return DesignResult(design, int(pairs.shape[0]), pairs, A, O, inverse, labels)
 
@@ -447,6 +540,7 @@ def design_all_pairs(judge, texts, *, collapse: bool = True) -> DesignResult:
     >>> r.calls, r.adjacency.toarray().astype(int).tolist()[0]
     (6, [0, 1, 0, 1])
     """
+    _check_judge(judge)
     texts, inverse, first = _prepare(texts, collapse)
     return _judged(judge, texts, first, all_pairs(first.shape[0]), "all_pairs", inverse)
 
@@ -481,6 +575,7 @@ def design_random(judge, texts, s: float, *, collapse: bool = True, random_state
     >>> 400 < r.calls < 600, round(r.fraction, 2)
     (True, 0.1)
     """
+    _check_judge(judge)
     texts, inverse, first = _prepare(texts, collapse)
     pairs = random_pairs(first.shape[0], s, random_state=random_state)
     return _judged(judge, texts, first, pairs, "random", inverse)
@@ -522,6 +617,7 @@ def design_greedy(
     >>> r.labels.tolist(), r.calls
     ([0, 1, 0, 1, 2], 6)
     """
+    _check_judge(judge)
     texts, inverse, first = _prepare(texts, collapse)
     m = first.shape[0]
     if order is None:
@@ -536,9 +632,11 @@ def design_greedy(
     for i in order:
         i = int(i)
         for c, r in enumerate(reps):
-            v = bool(np.asarray(judge.pairs(texts, np.array([[first[r], first[i]]], dtype=np.int64)))[0])
+            got = judge.pairs(texts, np.array([[first[r], first[i]]], dtype=np.int64))
+            _, ok = split_verdicts(got, 1)
+            v = bool(np.ma.getdata(got)[0]) if ok[0] else None  # unjudged: not evidence of a difference
             asked.append((r, i))
-            verdicts.append(v)
+            verdicts.append(np.nan if v is None else float(v))
             if v:
                 lab[i] = c
                 break

@@ -12,14 +12,26 @@ about; real judges (embeddings, an LLM) read the texts.
 
 from __future__ import annotations
 
-from typing import Protocol, Sequence, runtime_checkable
+import re
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from ._validation import check_array, check_labels, check_probability, check_random_state, check_real, check_texts
-from .graph import _check_pairs, _split_verdicts
+from ._validation import (
+    check_array,
+    check_labels,
+    check_pairs,
+    check_probability,
+    check_random_state,
+    check_real,
+    check_texts,
+    split_verdicts,
+)
 
-__all__ = ["Judge", "OracleJudge", "SBMJudge", "BlockJudge", "HardTextJudge", "EmbeddingJudge", "PQEstimate", "estimate_pq"]
+_WORD = re.compile(r"\w+")
+
+__all__ = ["Judge", "OracleJudge", "SBMJudge", "BlockJudge", "HardTextJudge", "EmbeddingJudge", "LexicalJudge", "PQEstimate", "estimate_pq"]
 
 
 @runtime_checkable
@@ -40,7 +52,7 @@ class _LabelledJudge:
             raise ValueError(
                 f"this judge knows labels for {self.labels.shape[0]} texts but was given {n} texts"
             )
-        P = _check_pairs(pairs, n)
+        P = check_pairs(pairs, n)
         return self.labels[P[:, 0]] == self.labels[P[:, 1]]
 
 
@@ -255,7 +267,7 @@ class EmbeddingJudge:
         self._encode = encode
         self._cache: dict[str, np.ndarray] = {}
 
-    def with_threshold(self, threshold: float) -> "EmbeddingJudge":
+    def with_threshold(self, threshold: float) -> EmbeddingJudge:
         """A judge with another threshold that shares this judge's embedding cache."""
         other = EmbeddingJudge(threshold, self.model, encode=self._encode)
         other._cache = self._cache
@@ -285,7 +297,7 @@ class EmbeddingJudge:
     def cosine(self, texts, pairs) -> np.ndarray:
         """Cosine similarity of the embeddings of each pair, shape ``(m,)``."""
         texts = list(texts) if not isinstance(texts, str) else texts
-        P = _check_pairs(pairs, len(texts))
+        P = check_pairs(pairs, len(texts))
         if P.shape[0] == 0:
             return np.zeros(0)
         U = self.embeddings(texts)
@@ -297,6 +309,66 @@ class EmbeddingJudge:
 
     def __repr__(self) -> str:
         return f"EmbeddingJudge(threshold={self.threshold}, model={self.model!r})"
+
+
+class LexicalJudge:
+    """Judge two texts equivalent when their word sets overlap enough (token Jaccard >= threshold).
+
+    A text's tokens are its maximal runs of letters and digits (``\\w+``),
+    lower-cased; the score of a pair is the Jaccard index of the two token
+    *sets*, :math:`|T_i \\cap T_j| / |T_i \\cup T_j|` (1 for two texts with
+    no token).  It reads wording only, never meaning: a baseline that shows
+    how much of a judge's agreement shared words alone can explain.
+
+    Parameters
+    ----------
+    threshold : float in [0, 1], default 0.5
+        Verdict TRUE when the Jaccard index reaches ``threshold``.
+
+    Notes
+    -----
+    Reflexive and symmetric by construction; like any threshold on a
+    similarity, not transitive.  Token sets are cached per distinct text.
+
+    Examples
+    --------
+    >>> j = LexicalJudge(0.5)
+    >>> j.score(["the answer is B", "The answer is (B).", "It is C"], [[0, 1], [0, 2]]).round(3).tolist()
+    [1.0, 0.167]
+    >>> j.pairs(["the answer is B", "The answer is (B).", "It is C"], [[0, 1], [0, 2]]).tolist()
+    [True, False]
+    """
+
+    def __init__(self, threshold: float = 0.5):
+        self.threshold = check_real(threshold, "threshold", low=0.0, high=1.0)
+        self._cache: dict[str, frozenset] = {}
+
+    def tokens(self, text: str) -> frozenset:
+        """The set of lower-cased word tokens of one text."""
+        got = self._cache.get(text)
+        if got is None:
+            got = frozenset(_WORD.findall(text.lower()))
+            self._cache[text] = got
+        return got
+
+    def score(self, texts, pairs) -> np.ndarray:
+        """Jaccard index of the token sets of each pair, shape ``(m,)``."""
+        texts = check_texts(texts)
+        P = check_pairs(pairs, len(texts))
+        sets = [self.tokens(t) for t in texts]
+        out = np.empty(P.shape[0])
+        for k, (i, j) in enumerate(P):
+            a, b = sets[i], sets[j]
+            union = len(a | b)
+            out[k] = len(a & b) / union if union else 1.0
+        return out
+
+    def pairs(self, texts, pairs) -> np.ndarray:
+        """Verdicts ``jaccard >= threshold`` for each pair."""
+        return self.score(texts, pairs) >= self.threshold
+
+    def __repr__(self) -> str:
+        return f"LexicalJudge(threshold={self.threshold})"
 
 
 class PQEstimate:
@@ -380,8 +452,8 @@ def estimate_pq(verdicts, labels, pairs) -> PQEstimate:
     (1.0, 0.0)
     """
     lab = check_labels(labels)
-    P = _check_pairs(pairs, lab.shape[0])
-    v, judged = _split_verdicts(verdicts, P.shape[0])
+    P = check_pairs(pairs, lab.shape[0])
+    v, judged = split_verdicts(verdicts, P.shape[0])
     if np.any((v[judged] != 0) & (v[judged] != 1)):
         raise ValueError("verdicts must be boolean or 0/1")
     same = lab[P[:, 0]] == lab[P[:, 1]]
@@ -390,9 +462,10 @@ def estimate_pq(verdicts, labels, pairs) -> PQEstimate:
 
 
 def __getattr__(name):
-    # the HTTP judge lives in its own module (it carries a client, a cache and a CLI)
+    # the HTTP judge lives in its own package (it carries a client and a cache); importing it only when
+    # asked for keeps ``import semvar.judges`` free of HTTP and SQLite
     if name == "LLMJudge":
-        from .llm_judge import LLMJudge
+        from .llm.judge import LLMJudge
 
         return LLMJudge
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,7 +25,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ._validation import _show, check_int, check_labels, check_texts
+from ._validation import check_int, check_labels, check_texts, show
 
 __all__ = [
     "load_model",
@@ -352,7 +352,7 @@ def summarize_self_similarity(values, sizes=None) -> dict:
         raise ValueError(f"values must be a 1-D array, got shape {v.shape}")
     ok = ~np.isnan(v)
     if not ok.any():
-        raise ValueError(f"values must hold at least one self-similarity that is not nan, got {_show(values)}")
+        raise ValueError(f"values must hold at least one self-similarity that is not nan, got {show(values)}")
     if np.any(np.isinf(v)) or np.any(np.abs(v[ok]) > 1 + 1e-12):
         raise ValueError("values must be self-similarities in [-1, 1] (or nan)")
     x = v[ok]

@@ -1,13 +1,13 @@
-"""Spectral clustering of a judged graph and the semantic spectral entropy.
+"""Spectral clustering of a judged graph.
 
 Liu (2025, Algorithm 1) clusters the graph whose edge ``E_ij = 1`` says that
 the judge found texts ``i`` and ``j`` equivalent: form a Laplacian, take ``K``
-eigenvectors, run k-means on their rows, and report the entropy of the
-cluster sizes.  The paper's main text writes the unnormalised Laplacian
-``L = D - E`` (its ``K`` *smallest* eigenvectors carry the clusters); the
-theory in its appendix follows Su et al. (2019) and uses the normalised
-matrix ``D^{-1/2} E D^{-1/2}`` (its ``K`` *largest* eigenvectors).  Both are
-offered here.
+eigenvectors, run k-means on their rows.  The paper's main text writes the
+unnormalised Laplacian ``L = D - E`` (its ``K`` *smallest* eigenvectors carry
+the clusters); the theory in its appendix follows Su et al. (2019) and uses
+the normalised matrix ``D^{-1/2} E D^{-1/2}`` (its ``K`` *largest*
+eigenvectors).  Both are offered here.  The entropy of the cluster sizes,
+the last step of Algorithm 1, is :mod:`semvar.pipeline`'s.
 
 Two further forms serve designs that judge only some pairs (chapter 11):
 ``"regularized"`` adds ``tau/n`` to every entry before normalising (Amini et
@@ -18,7 +18,11 @@ the design itself and the uninformative degree direction, the failure mode
 of judges that often say TRUE across meanings.  For sparse input above a few
 hundred texts none of them forms an ``n x n`` dense matrix: each is applied
 as an operator (a sparse product plus rank-one terms) inside ARPACK's
-Lanczos solver.
+Lanczos solver.  :func:`spectral_matrix` returns each matrix explicitly, or
+as the operator the solver uses.
+
+The public functions check their input once; the private functions they
+call (``_spectral_clusters``, ``_embed``, ...) take checked input.
 """
 
 from __future__ import annotations
@@ -31,12 +35,17 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 from sklearn.cluster import KMeans
 
-from ._validation import check_adjacency, check_int, check_random_state, check_real
-from .entropy import empirical_entropy
+from ._validation import (
+    check_adjacency,
+    check_int,
+    check_laplacian,
+    check_observed,
+    check_random_state,
+    check_real,
+)
 
-__all__ = ["spectral_embedding", "spectral_clusters", "spectral_entropy", "canonical_labels"]
+__all__ = ["spectral_matrix", "spectral_embedding", "spectral_clusters", "canonical_labels"]
 
-_LAPLACIANS = ("normalized", "unnormalized", "regularized", "centered")
 DENSE_LIMIT = 2000  # below this many nodes a dense eigensolver is used
 OPERATOR_DENSE_LIMIT = 300  # the same for the "regularized" and "centered" operators
 
@@ -53,6 +62,190 @@ def canonical_labels(labels) -> np.ndarray:
     return order[inverse].astype(np.int64)
 
 
+def _check_spectral_input(adjacency, laplacian, tau, observed):
+    """The checks shared by the public functions: adjacency, laplacian, tau, observed."""
+    A = check_adjacency(adjacency)
+    check_laplacian(laplacian, tau=tau, observed=observed)
+    if tau is not None:
+        tau = check_real(tau, "tau", low=0.0)
+    O = None if observed is None else check_observed(observed, A)
+    return A, tau, O
+
+
+# --------------------------------------------------------------------------- the matrices
+def spectral_matrix(adjacency, laplacian: str = "normalized", *, tau=None, observed=None, operator: bool = False):
+    """The matrix whose eigenvectors :func:`spectral_embedding` takes.
+
+    Parameters
+    ----------
+    adjacency : array-like or scipy sparse matrix of shape (n, n)
+        Symmetric, non-negative, finite judged graph ``A`` with degrees
+        ``d_i = sum_j A_ij`` and ``D = diag(d)``.
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
+        ``"normalized"``: ``D^{-1/2} A D^{-1/2}`` (Liu 2025, appendix A; rows
+        and columns of isolated nodes are zero).
+        ``"unnormalized"``: ``L = D - A`` (Liu 2025, section 2.2).
+        ``"regularized"``: ``D_tau^{-1/2} (A + (tau/n) 1 1^T) D_tau^{-1/2}``
+        with ``D_tau = D + tau I`` (Amini et al. 2013; Qin & Rohe 2013).
+        ``"centered"``: ``A - rho O`` with ``O`` the 0/1 matrix of observed
+        pairs and ``rho = sum(A) / sum(O)`` the share of observed pairs judged
+        equivalent.
+    tau : float or None, default None
+        Regularisation for ``"regularized"``, ``tau >= 0``; None: the mean degree.
+    observed : array-like or sparse matrix of shape (n, n), optional
+        Observed-pair mask for ``"centered"``; None: every pair ``i != j``
+        observed (``O = J - I``).
+    operator : bool, default False
+        Return a :class:`scipy.sparse.linalg.LinearOperator` that applies the
+        matrix without storing it (the form the eigensolver uses for large
+        sparse graphs) instead of the matrix itself.
+
+    Returns
+    -------
+    ndarray, scipy.sparse.csr_array or LinearOperator of shape (n, n)
+        The explicit matrix is sparse when ``adjacency`` is sparse and the
+        matrix is (``"normalized"``, ``"unnormalized"``, ``"centered"`` with
+        a sparse ``observed``); otherwise a dense ndarray.  ``"regularized"``
+        and ``"centered"`` without a mask are dense by nature: for a large
+        graph ask for ``operator=True``.
+
+    Raises
+    ------
+    ValueError
+        For a bad adjacency, ``laplacian``, ``tau`` or ``observed``, or
+        ``"regularized"`` with ``tau = 0`` and an isolated node.
+
+    Notes
+    -----
+    :func:`spectral_embedding` takes the ``k`` largest eigenvectors of this
+    matrix (the ``k - 1`` largest for ``"centered"``), or the ``k`` smallest
+    for ``"unnormalized"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> A = np.array([[0, 1, 1], [1, 0, 0], [1, 0, 0]])
+    >>> spectral_matrix(A, "unnormalized").astype(int).tolist()
+    [[2, -1, -1], [-1, 1, 0], [-1, 0, 1]]
+    >>> np.round(spectral_matrix(A, "centered"), 3).tolist()  # rho = 4 / 6
+    [[0.0, 0.333, 0.333], [0.333, 0.0, -0.667], [0.333, -0.667, 0.0]]
+    """
+    A, tau, O = _check_spectral_input(adjacency, laplacian, tau, observed)
+    if not isinstance(operator, bool):
+        raise ValueError(f"operator must be True or False, got {operator!r}")
+    deg = _degrees(A)
+    if operator:
+        return _operator(A, laplacian, deg, tau, O)
+    return _matrix(A, laplacian, deg, tau, O)
+
+
+def _degrees(A) -> np.ndarray:
+    return np.asarray(A.sum(axis=1)).ravel()
+
+
+def _inv_sqrt_degrees(deg: np.ndarray, *, warn: bool = False) -> np.ndarray:
+    """``1 / sqrt(d)`` with 0 for isolated nodes (optionally warning about them)."""
+    isolated = deg == 0
+    if warn and isolated.any():
+        warnings.warn(
+            f"{int(isolated.sum())} node(s) have no edges; their rows of the embedding are zero",
+            RuntimeWarning,
+            stacklevel=4,
+        )
+    inv_sqrt = np.zeros_like(deg)
+    inv_sqrt[~isolated] = 1.0 / np.sqrt(deg[~isolated])
+    return inv_sqrt
+
+
+def _regularizer(n: int, deg: np.ndarray, tau):
+    """The row scaling ``s = (d + tau)^{-1/2}`` and the added constant ``c = tau / n``."""
+    if tau is None:
+        tau = float(deg.mean())
+    dtau = deg + tau
+    if np.any(dtau <= 0):
+        raise ValueError("laplacian='regularized' needs tau > 0 when some node has no edges")
+    return 1.0 / np.sqrt(dtau), tau / n
+
+
+def _mean_verdict(A, O) -> float:
+    """``rho``: the share of observed pairs judged equivalent (every pair observed when ``O`` is None)."""
+    n = A.shape[0]
+    if O is None:
+        n_obs = n * (n - 1)
+    else:
+        n_obs = O.nnz if sp.issparse(O) else int(O.sum())
+    return float(A.sum()) / n_obs if n_obs else 0.0
+
+
+def _matrix(A, laplacian: str, deg: np.ndarray, tau, O):
+    """The explicit spectral matrix of a checked adjacency (sparse where it is sparse)."""
+    n = A.shape[0]
+    if laplacian == "normalized":
+        inv_sqrt = _inv_sqrt_degrees(deg)
+        if sp.issparse(A):
+            scale = sp.diags_array(inv_sqrt)
+            return sp.csr_array(scale @ A @ scale)
+        return A * inv_sqrt[:, None] * inv_sqrt[None, :]
+    if laplacian == "unnormalized":
+        return sp.csr_array(sp.diags_array(deg) - A) if sp.issparse(A) else np.diag(deg) - A
+    if laplacian == "regularized":
+        s, c = _regularizer(n, deg, tau)
+        dense = A.toarray() if sp.issparse(A) else A
+        return (dense + c) * s[:, None] * s[None, :]
+    rho = _mean_verdict(A, O)
+    if O is None:
+        dense = A.toarray() if sp.issparse(A) else A
+        return dense - rho * (np.ones((n, n)) - np.eye(n))
+    if sp.issparse(A) and sp.issparse(O):
+        return sp.csr_array(A - rho * O)
+    dense = A.toarray() if sp.issparse(A) else A
+    return dense - rho * (O.toarray() if sp.issparse(O) else O)
+
+
+def _operator(A, laplacian: str, deg: np.ndarray, tau, O) -> sla.LinearOperator:
+    """The spectral matrix of a checked adjacency as a matrix-free operator (nothing ``n x n`` stored)."""
+    n = A.shape[0]
+    if laplacian == "normalized":
+        inv_sqrt = _inv_sqrt_degrees(deg)
+        return _normalized_operator(A, inv_sqrt)
+    if laplacian == "unnormalized":
+        return sla.aslinearoperator(sp.diags_array(deg) - A if sp.issparse(A) else np.diag(deg) - A)
+    if laplacian == "regularized":
+        s, c = _regularizer(n, deg, tau)
+        return _regularized_operator(A, s, c)
+    return _centered_operator(A, O, _mean_verdict(A, O))
+
+
+def _normalized_operator(A, inv_sqrt: np.ndarray) -> sla.LinearOperator:
+    # D^{-1/2} A D^{-1/2} as an operator: no second n x n matrix is stored
+    n = A.shape[0]
+    return sla.LinearOperator((n, n), matvec=lambda x: inv_sqrt * (A @ (inv_sqrt * np.ravel(x))), dtype=float)
+
+
+def _regularized_operator(A, s: np.ndarray, c: float) -> sla.LinearOperator:
+    n = A.shape[0]
+    return sla.LinearOperator(
+        (n, n),
+        matvec=lambda x: s * (A @ (s * np.ravel(x))) + c * s * np.dot(s, np.ravel(x)),
+        dtype=float,
+    )
+
+
+def _centered_operator(A, O, rho: float) -> sla.LinearOperator:
+    n = A.shape[0]
+    if O is None:
+        # A - rho (J - I): the all-pairs mask is never stored
+        return sla.LinearOperator(
+            (n, n), matvec=lambda x: A @ np.ravel(x) - rho * (np.sum(x) - np.ravel(x)), dtype=float
+        )
+    if not sp.issparse(A):
+        A = sp.csr_array(A)
+    if not sp.issparse(O):
+        O = sp.csr_array(O)
+    return sla.LinearOperator((n, n), matvec=lambda x: A @ np.ravel(x) - rho * (O @ np.ravel(x)), dtype=float)
+
+
+# --------------------------------------------------------------------------- the embedding
 def spectral_embedding(
     adjacency,
     k: int,
@@ -69,7 +262,8 @@ def spectral_embedding(
         Symmetric, non-negative judged graph.
     k : int
         Number of clusters the embedding should separate, ``1 <= k <= n``.
-    laplacian : {"normalized", "unnormalized", "regularized", "centered"}
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
+        Which matrix of :func:`spectral_matrix` to use.
         ``"normalized"``: the ``k`` largest eigenvectors of
         ``D^{-1/2} A D^{-1/2}`` (Su et al. 2019; Liu 2025, appendix A).
         ``"unnormalized"``: the ``k`` smallest eigenvectors of ``L = D - A``
@@ -83,8 +277,8 @@ def spectral_embedding(
         ``rho`` the share of observed pairs judged equivalent; the constant
         "degree" direction is removed, so every eigenvector kept is
         informative.  Never formed densely for sparse input.
-    tau : float or None
-        Regularisation for ``"regularized"``; default: the mean degree.
+    tau : float or None, default None
+        Regularisation for ``"regularized"``; None: the mean degree.
     observed : array-like or sparse matrix of shape (n, n), optional
         Observed-pair mask for ``"centered"`` (as returned by
         :func:`semvar.graph.adjacency_from_verdicts` with ``return_mask``);
@@ -112,6 +306,17 @@ def spectral_embedding(
     ``rho``, from each observed entry, leaving a matrix whose expectation
     has ``K - 1`` non-zero eigenvalues, all carrying the partition.
 
+    Ties.  Each column's sign is fixed (its entry of largest magnitude is
+    positive).  When the ``k``-th eigenvalue equals the next (within
+    ``1e-8`` times a bound on the matrix's norm; a graph with more connected
+    components than ``k`` is the common case), the matrix does not determine
+    which ``k`` vectors of the tied eigenspace to return, and an eigensolver
+    picks them by its floating-point rounding, which differs from CPU to
+    CPU.  On the dense path (``n <= 2000``) the tied columns are then the
+    orthonormalised projections of fixed probe vectors onto the tied
+    eigenspace: the same on every machine, and a convention, not a property
+    of the graph.
+
     References
     ----------
     Amini, Chen, Bickel & Levina (2013); Qin & Rohe (2013); Le, Levina &
@@ -125,135 +330,61 @@ def spectral_embedding(
     >>> U.shape, bool(np.sign(U[0, 0]) == -np.sign(U[5, 0]))
     ((6, 1), True)
     """
-    A = check_adjacency(adjacency)
-    n = A.shape[0]
-    k = check_int(k, "k", low=1, high=n)
-    if laplacian not in _LAPLACIANS:
-        raise ValueError(f"laplacian must be one of {_LAPLACIANS}, got {laplacian!r}")
-    if tau is not None and laplacian != "regularized":
-        raise ValueError(f"tau applies only to laplacian='regularized', got laplacian={laplacian!r}")
-    if observed is not None and laplacian != "centered":
-        raise ValueError(f"observed applies only to laplacian='centered', got laplacian={laplacian!r}")
-    return _embed(A, k, laplacian, tau, observed)
+    A, tau, O = _check_spectral_input(adjacency, laplacian, tau, observed)
+    k = check_int(k, "k", low=1, high=A.shape[0])
+    return _embed(A, k, laplacian, tau, O)
 
 
-def _embed(A, k: int, laplacian: str, tau, observed) -> np.ndarray:
-    """spectral_embedding on a validated adjacency (no second validation pass)."""
+def _embed(A, k: int, laplacian: str, tau, O) -> np.ndarray:
+    """spectral_embedding on checked input (``O`` a checked 0/1 mask or None)."""
     n = A.shape[0]
-    deg = np.asarray(A.sum(axis=1)).ravel()
+    deg = _degrees(A)
     if laplacian == "regularized":
-        return _regularized_embedding(A, k, deg, tau)
-    if laplacian == "centered":
-        return _centered_embedding(A, k, observed)
-    if laplacian == "normalized":
-        isolated = deg == 0
-        if isolated.any():
-            warnings.warn(
-                f"{int(isolated.sum())} node(s) have no edges; their rows of the embedding are zero",
-                RuntimeWarning,
-                stacklevel=3,
-            )
-        inv_sqrt = np.zeros_like(deg)
-        inv_sqrt[~isolated] = 1.0 / np.sqrt(deg[~isolated])
-        if sp.issparse(A) and not _use_dense(n, k):
-            # D^{-1/2} A D^{-1/2} as an operator: no second n x n matrix is stored
-            op = sla.LinearOperator(
-                (n, n), matvec=lambda x: inv_sqrt * (A @ (inv_sqrt * np.ravel(x))), dtype=float
-            )
-            return _eigvecs(op, k, largest=True)
-        if sp.issparse(A):
-            A = A.toarray()
-        M = A * inv_sqrt[:, None] * inv_sqrt[None, :]
-        which_large = True
-    else:
-        if sp.issparse(A):
-            M = sp.diags_array(deg) - A
+        s, c = _regularizer(n, deg, tau)
+        if _use_dense(n, k, OPERATOR_DENSE_LIMIT):
+            dense = A.toarray() if sp.issparse(A) else A
+            U = _eigvecs((dense + c) * s[:, None] * s[None, :], k, largest=True)
         else:
-            M = np.diag(deg) - A
-        which_large = False
-    return _eigvecs(M, k, largest=which_large)
+            U = _eigvecs(_regularized_operator(A, s, c), k, largest=True)
+        norms = np.linalg.norm(U, axis=1)
+        norms[norms == 0] = 1.0
+        return U / norms[:, None]
+    if laplacian == "centered":
+        if k == 1:
+            return np.zeros((n, 0))
+        if _use_dense(n, k - 1, OPERATOR_DENSE_LIMIT):
+            dense = A.toarray() if sp.issparse(A) else A
+            Od = O.toarray() if sp.issparse(O) else O
+            rho = _mean_verdict(A, O)
+            M = dense - rho * (np.ones((n, n)) - np.eye(n)) if O is None else dense - rho * Od
+            return _eigvecs(M, k - 1, largest=True)
+        return _eigvecs(_centered_operator(A, O, _mean_verdict(A, O)), k - 1, largest=True)
+    if laplacian == "normalized":
+        inv_sqrt = _inv_sqrt_degrees(deg, warn=True)
+        if sp.issparse(A) and not _use_dense(n, k):
+            return _eigvecs(_normalized_operator(A, inv_sqrt), k, largest=True)
+        dense = A.toarray() if sp.issparse(A) else A
+        return _eigvecs(dense * inv_sqrt[:, None] * inv_sqrt[None, :], k, largest=True)
+    return _eigvecs(_matrix(A, laplacian, deg, tau, O), k, largest=False)
 
 
 def _use_dense(n: int, k: int, limit: int = DENSE_LIMIT) -> bool:
     return n <= limit or k >= n - 1
 
 
-def _regularized_embedding(A, k: int, deg: np.ndarray, tau) -> np.ndarray:
-    n = A.shape[0]
-    if tau is None:
-        tau = float(deg.mean())
-    tau = check_real(tau, "tau", low=0.0)
-    dtau = deg + tau
-    if np.any(dtau <= 0):
-        raise ValueError("laplacian='regularized' needs tau > 0 when some node has no edges")
-    s = 1.0 / np.sqrt(dtau)
-    c = tau / n
-    if _use_dense(n, k, OPERATOR_DENSE_LIMIT):
-        dense = A.toarray() if sp.issparse(A) else A
-        M = (dense + c) * s[:, None] * s[None, :]
-        U = _eigvecs(M, k, largest=True)
-    else:
-        op = sla.LinearOperator(
-            (n, n),
-            matvec=lambda x: s * (A @ (s * np.ravel(x))) + c * s * np.dot(s, np.ravel(x)),
-            dtype=float,
-        )
-        U = _eigvecs(op, k, largest=True)
-    norms = np.linalg.norm(U, axis=1)
-    norms[norms == 0] = 1.0
-    return U / norms[:, None]
-
-
-def _centered_embedding(A, k: int, observed) -> np.ndarray:
-    n = A.shape[0]
-    if k == 1:
-        return np.zeros((n, 0))
-    if observed is None:
-        n_obs = n * (n - 1)
-        rho = float(A.sum()) / n_obs if n_obs else 0.0
-        # A - rho (J - I): an operator, the all-pairs mask is never stored
-        if _use_dense(n, k - 1, OPERATOR_DENSE_LIMIT):
-            dense = A.toarray() if sp.issparse(A) else A
-            M = dense - rho * (np.ones((n, n)) - np.eye(n))
-            return _eigvecs(M, k - 1, largest=True)
-        op = sla.LinearOperator(
-            (n, n), matvec=lambda x: A @ np.ravel(x) - rho * (np.sum(x) - np.ravel(x)), dtype=float
-        )
-        return _eigvecs(op, k - 1, largest=True)
-    O = check_adjacency(observed, "observed")
-    if O.shape != A.shape:
-        raise ValueError(f"observed must have the shape of adjacency {A.shape}, got {O.shape}")
-    if sp.issparse(O):
-        O = O.copy()
-        O.data = (O.data > 0).astype(float)
-        O.eliminate_zeros()
-        n_obs = O.nnz
-    else:
-        O = (O > 0).astype(float)
-        n_obs = int(O.sum())
-    if sp.issparse(A) or sp.issparse(O):
-        inside = float(sp.csr_array(A).multiply(sp.csr_array(O)).sum())
-    else:
-        inside = float((A * O).sum())
-    total = float(A.sum())
-    if total - inside > 1e-9 * max(1.0, total):
-        raise ValueError("adjacency has edges on pairs that observed marks as unobserved")
-    rho = float(A.sum()) / n_obs if n_obs else 0.0
-    if _use_dense(n, k - 1, OPERATOR_DENSE_LIMIT):
-        dense = A.toarray() if sp.issparse(A) else A
-        Od = O.toarray() if sp.issparse(O) else O
-        return _eigvecs(dense - rho * Od, k - 1, largest=True)
-    if not sp.issparse(A):
-        A = sp.csr_array(A)
-    if not sp.issparse(O):
-        O = sp.csr_array(O)
-    op = sla.LinearOperator(
-        (n, n), matvec=lambda x: A @ np.ravel(x) - rho * (O @ np.ravel(x)), dtype=float
-    )
-    return _eigvecs(op, k - 1, largest=True)
+TIE_RTOL = 1e-8  # eigenvalues closer than this (relative to the matrix's norm) count as equal
 
 
 def _eigvecs(M, k: int, *, largest: bool) -> np.ndarray:
+    """The ``k`` eigenvectors of the ``k`` largest (or smallest) eigenvalues, in that order.
+
+    Each column's sign is fixed (its entry of largest magnitude is positive).
+    When the ``k``-th eigenvalue is repeated (a graph with more than ``k``
+    connected components, for instance), the matrix does not say which
+    ``k`` vectors of the tied eigenspace to take, and a solver's choice
+    depends on the CPU's floating-point rounding; the dense path then
+    decides it by a fixed rule instead (:func:`_settle_tie`).
+    """
     n = M.shape[0]
     if isinstance(M, sla.LinearOperator):
         if k >= n - 1:  # ARPACK needs k < n - 1; tiny problems only
@@ -264,26 +395,75 @@ def _eigvecs(M, k: int, *, largest: bool) -> np.ndarray:
             order = np.argsort(vals)
             if largest:
                 order = order[::-1]
-            return vecs[:, order]
+            return _fix_signs(vecs[:, order])
     if _use_dense(n, k):
         dense = M.toarray() if sp.issparse(M) else np.asarray(M)
-        idx = [n - k, n - 1] if largest else [0, k - 1]
-        _, vecs = la.eigh(dense, subset_by_index=idx)
-        if vecs.shape[1] != k:
-            # LAPACK's subset driver can return fewer vectors for highly degenerate
-            # spectra (many isolated nodes); the full decomposition cannot
-            _, vecs = la.eigh(dense)
-            vecs = vecs[:, n - k :] if largest else vecs[:, :k]
-        return vecs[:, ::-1] if largest else vecs
+        return _fix_signs(_dense_eigvecs(dense, k, largest))
     M = sp.csr_array(M)
     v0 = np.ones(n) / np.sqrt(n)
     vals, vecs = sla.eigsh(M, k=k, which="LA" if largest else "SA", v0=v0)
     order = np.argsort(vals)
     if largest:
         order = order[::-1]
-    return vecs[:, order]
+    return _fix_signs(vecs[:, order])
 
 
+def _dense_eigvecs(dense: np.ndarray, k: int, largest: bool) -> np.ndarray:
+    """:func:`_eigvecs` for a dense symmetric matrix, ties at the ``k``-th eigenvalue settled."""
+    n = dense.shape[0]
+    want = min(k + 1, n)  # one more than needed, to see whether the k-th eigenvalue is tied
+    try:
+        vals, vecs = la.eigh(dense, subset_by_index=[n - want, n - 1] if largest else [0, want - 1])
+    except la.LinAlgError:  # the subset driver can fail outright on such spectra, with some BLAS kernels
+        vals, vecs = np.zeros(0), np.zeros((n, 0))
+    if vecs.shape[1] != want:
+        # LAPACK's subset driver can return fewer vectors for highly degenerate
+        # spectra (many isolated nodes); the full divide-and-conquer decomposition cannot
+        vals, vecs = la.eigh(dense, driver="evd")
+    if largest:
+        vals, vecs = vals[::-1], vecs[:, ::-1]
+    tol = TIE_RTOL * max(1.0, float(np.abs(dense).sum(axis=1).max()))  # a bound on the spectral radius
+    if want == k or abs(vals[k - 1] - vals[k]) > tol:
+        return vecs[:, :k]
+    if vals.size < n:  # the tied group may run past the computed vectors
+        vals, vecs = la.eigh(dense, driver="evd")
+        if largest:
+            vals, vecs = vals[::-1], vecs[:, ::-1]
+    return _settle_tie(vals, vecs, k, tol)
+
+
+def _settle_tie(vals: np.ndarray, vecs: np.ndarray, k: int, tol: float) -> np.ndarray:
+    """Columns for a ``k``-th eigenvalue shared with further ones (``vals`` in the order wanted).
+
+    The tied group is every eigenvalue within ``tol`` of the ``k``-th.  Its
+    eigenspace is determined by the matrix; a basis of it is not.  The
+    ``r`` columns still needed are the orthonormalised projections of ``r``
+    fixed probe vectors onto that eigenspace: they depend on the eigenspace
+    only, not on the basis the solver returned.  (Keeping the whole tied
+    eigenspace instead would not settle the clustering: for ``L = D - A``
+    and a graph of ``c > k`` components, every grouping of the components
+    into ``k`` clusters has the same k-means cost, ``c - k``.)
+    """
+    tied = np.flatnonzero(np.abs(vals - vals[k - 1]) <= tol)
+    a, b = int(tied[0]), int(tied[-1]) + 1
+    n, r = vecs.shape[0], k - a
+    W = vecs[:, a:b]
+    # fixed, generic probes: cosines at incommensurate frequencies (no random stream involved)
+    probes = np.cos(np.outer(np.arange(1, n + 1), np.sqrt(np.arange(2, r + 2)) * np.pi / 7))
+    Q, R = np.linalg.qr(W @ (W.T @ probes))
+    Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)
+    return np.hstack([vecs[:, :a], Q])
+
+
+def _fix_signs(U: np.ndarray) -> np.ndarray:
+    """Flip each column so that its entry of largest magnitude is positive."""
+    if U.size == 0:
+        return U
+    pivot = U[np.argmax(np.abs(U), axis=0), np.arange(U.shape[1])]
+    return U * np.where(pivot < 0, -1.0, 1.0)
+
+
+# --------------------------------------------------------------------------- the clusters
 def spectral_clusters(
     adjacency,
     k: int,
@@ -293,6 +473,7 @@ def spectral_clusters(
     random_state=None,
     tau=None,
     observed=None,
+    check_input: bool = True,
 ) -> np.ndarray:
     """Cluster the nodes of a judged graph into ``k`` groups (Liu 2025, Algorithm 1).
 
@@ -302,17 +483,25 @@ def spectral_clusters(
         Symmetric, non-negative, finite judged graph (dense or sparse).
     k : int
         Number of clusters, ``1 <= k <= n``.
-    laplacian : {"normalized", "unnormalized", "regularized", "centered"}
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
         Which spectral matrix to use; see :func:`spectral_embedding`.
         For sparse designs (a fraction of pairs judged) prefer
         ``"regularized"``; for judges with a large ``q``, ``"centered"``.
-    n_init : int
+    n_init : int, default 10
         Number of k-means restarts.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int or numpy.random.Generator, default None
         Seeds k-means.
     tau, observed
         Passed to :func:`spectral_embedding` (``"regularized"`` and
         ``"centered"`` only).
+    check_input : bool, default True
+        False skips the checks of ``adjacency`` and ``observed``, whose cost
+        grows with the graph (the symmetry check reads every entry).  Only
+        for callers that have already checked them: ``adjacency`` must then
+        be a float ndarray or ``scipy.sparse.csr_array`` that is square,
+        symmetric, finite and non-negative, and ``observed`` a 0/1 mask that
+        covers every edge, as :func:`semvar.pipeline.graph_entropy` passes
+        them.  The other arguments are always checked.
 
     Returns
     -------
@@ -323,7 +512,12 @@ def spectral_clusters(
     ------
     ValueError
         For a non-square, non-symmetric, negative or non-finite adjacency, or
-        ``k`` outside ``[1, n]``.
+        ``k`` outside ``[1, n]``, or a bad ``laplacian``, ``n_init``,
+        ``random_state``, ``tau`` or ``observed``.
+
+    See Also
+    --------
+    semvar.pipeline.graph_entropy : the entropy of these clusters' sizes.
 
     Examples
     --------
@@ -334,39 +528,31 @@ def spectral_clusters(
     >>> spectral_clusters(A, 2, random_state=0).tolist()
     [0, 0, 0, 1, 1, 1]
     """
-    A = check_adjacency(adjacency)
+    if not isinstance(check_input, bool):
+        raise ValueError(f"check_input must be True or False, got {check_input!r}")
+    if check_input:
+        A = check_adjacency(adjacency)
+    else:
+        A = adjacency
     n = A.shape[0]
     k = check_int(k, "k", low=1, high=n)
     n_init = check_int(n_init, "n_init", low=1)
     rng = check_random_state(random_state)
+    check_laplacian(laplacian, tau=tau, observed=observed)
+    if tau is not None:
+        tau = check_real(tau, "tau", low=0.0)
+    O = observed if observed is None or not check_input else check_observed(observed, A)
+    return _spectral_clusters(A, k, laplacian, n_init, rng, tau, O)
+
+
+def _spectral_clusters(A, k: int, laplacian: str, n_init: int, rng, tau, O) -> np.ndarray:
+    """spectral_clusters on checked input."""
     if k == 1:
-        return np.zeros(n, dtype=np.int64)
-    if laplacian not in _LAPLACIANS:
-        raise ValueError(f"laplacian must be one of {_LAPLACIANS}, got {laplacian!r}")
-    if tau is not None and laplacian != "regularized":
-        raise ValueError(f"tau applies only to laplacian='regularized', got laplacian={laplacian!r}")
-    if observed is not None and laplacian != "centered":
-        raise ValueError(f"observed applies only to laplacian='centered', got laplacian={laplacian!r}")
-    U = _embed(A, k, laplacian, tau, observed)
+        return np.zeros(A.shape[0], dtype=np.int64)
+    U = _embed(A, k, laplacian, tau, O)
     seed = int(rng.integers(2**31 - 1))
     km = KMeans(n_clusters=k, n_init=n_init, random_state=seed)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Number of distinct clusters")
         labels = km.fit_predict(U)
     return canonical_labels(labels)
-
-
-def spectral_entropy(
-    adjacency, k: int, *, laplacian: str = "normalized", random_state=None, tau=None, observed=None
-) -> float:
-    """Semantic spectral entropy: entropy of the sizes of the spectral clusters (Liu 2025, Alg. 1).
-
-    >>> import numpy as np
-    >>> A = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
-    >>> round(spectral_entropy(A, 2, random_state=0), 6)
-    0.693147
-    """
-    labels = spectral_clusters(
-        adjacency, k, laplacian=laplacian, random_state=random_state, tau=tau, observed=observed
-    )
-    return empirical_entropy(labels)

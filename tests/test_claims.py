@@ -1,21 +1,42 @@
+"""The claims ledger: records, kinds, the scorecard formats, data lookups, and the stored full run.
+
+The full ledger takes several minutes, so the suite runs the reduced (``--quick``)
+form once and compares it with the stored full run ``data/scorecard.json``:
+every status must agree, and the values of the deterministic claims (those
+whose check draws nothing at random, or draws with fixed seeds and decides on
+exact arithmetic) are recomputed in full and compared value for value.
+"""
+
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from semvar import claims
-from semvar.claims import Outcome, Record
+from semvar.claims import KINDS, Outcome, Record
 
 ROOT = Path(__file__).resolve().parent.parent
-FIELDS = {"id", "source", "statement", "paper_value", "our_value", "tolerance", "status", "notebook", "note"}
+FIELDS = {"id", "source", "statement", "paper_value", "our_value", "tolerance", "status", "notebook", "note", "kind"}
+STORED = ROOT / "data" / "scorecard.json"
+
+#: the book's own results, never counted as replications
+FINDINGS = {"budget.sparse_design", "budget.law", "selfsim.scalability"}
+#: claims whose full check is cheap and whose value does not depend on the machine
+DETERMINISTIC = [
+    "liu2025.proposition21", "liu2025.table2_p_minus_q", "liu2025.lemma31", "liu2025.lemmas_a7_a8",
+    "selfsim.worked_example", "ye2024.quantile_rank", "lin2026.subsample_bound", "lin2026.naive_halfwidth",
+]
 
 
 @pytest.fixture
 def scratch_registry(monkeypatch):
     monkeypatch.setattr(claims, "_REGISTRY", {})
     monkeypatch.setattr(claims, "CLAIM_MODULES", [])
+    monkeypatch.setattr(claims, "_modules", lambda: [])
     return claims._REGISTRY
 
 
@@ -41,19 +62,201 @@ def test_compare_and_outcome_validation():
         Outcome(1, "fine")
 
 
+def test_kind_is_validated_and_defaults_to_claim(scratch_registry):
+    with pytest.raises(ValueError, match="kind must be one of"):
+        claims.claim("t.x", source="x", statement="s", paper_value=1, kind="result")
+
+    @claims.claim("t.c", source="x", statement="s", paper_value=1)
+    def c(quick):
+        return Outcome(1, "replicated")
+
+    @claims.claim("t.f", source="x", statement="s", paper_value=1, kind="finding")
+    def f(quick):
+        return Outcome(1, "replicated")
+
+    recs = {r.id: r for r in claims.run()}
+    assert recs["t.c"].kind == "claim" and recs["t.f"].kind == "finding"
+
+
+def test_table_reports_claims_and_findings_apart(scratch_registry):
+    for i, (kind, status) in enumerate([("claim", "replicated"), ("claim", "not_replicated"), ("finding", "replicated")]):
+        claims.claim(f"t.{i}", source="x", statement="s", paper_value=1, kind=kind)(
+            lambda quick, status=status: Outcome(1, status))
+    recs = claims.run()
+    table = claims.format_table(recs)
+    claims_part, findings_part = table.split("FINDINGS OF THIS BOOK")
+    assert "CLAIMS OF THE SOURCE WORKS (2): 1 replicated, 1 not_replicated" in claims_part
+    assert "t.2" in findings_part and "t.2" not in claims_part
+    assert "(1, not counted as replications): 1 replicated" in findings_part
+    assert "1 of 2 claims replicated" in table          # the finding is not counted
+    assert claims.counts(recs) == {"claim": dict(replicated=1, not_replicated=1, partly=0, needs_data=0, error=0),
+                                   "finding": dict(replicated=1, not_replicated=0, partly=0, needs_data=0, error=0)}
+
+
 def test_unknown_id_prefix(scratch_registry):
     with pytest.raises(ValueError, match="no claim id"):
         claims.run(["nope"])
 
 
+def test_every_record_has_a_kind_and_the_findings_are_marked():
+    reg = claims.registry()
+    assert all(c.kind in KINDS for c in reg.values())
+    found = {i for i, c in reg.items() if c.kind == "finding"}
+    assert FINDINGS <= found, f"not marked as findings: {FINDINGS - found}"
+    for required in ("liu2025.theorem32", "liu2025.proposition21", "liu2025.temperature0", "selfsim.wrong_answers_pass",
+                     "selfsim.embedding_quality"):
+        assert required in reg
+
+
+def test_shared_cache_is_emptied_by_each_run(scratch_registry):
+    calls = []
+
+    @claims.shared
+    def study():
+        calls.append(1)
+        return len(calls)
+
+    @claims.claim("t.a", source="x", statement="s", paper_value=1)
+    def a(quick):
+        return Outcome(study(), "replicated")
+
+    @claims.claim("t.b", source="x", statement="s", paper_value=1)
+    def b(quick):
+        return Outcome(study(), "replicated")
+
+    first = claims.run()
+    assert [r.our_value for r in first] == [1, 1]   # computed once, shared by both checks
+    assert [r.our_value for r in claims.run()] == [2, 2]   # a new run starts afresh
+
+
+# ----------------------------------------------------------------------------- data that settles a claim
+
+def test_find_data_reports_absence_but_not_bugs():
+    data, why = claims.find_data(lambda: (_ for _ in ()).throw(FileNotFoundError("no such table")))
+    assert data is None and "no such table" in why
+    with pytest.raises(ValueError, match="damaged"):
+        claims.find_data(lambda: (_ for _ in ()).throw(ValueError("damaged")))
+    out = claims.needs_data("the verdicts (x.csv)", why, note="computed part")
+    assert out.status == "needs_data" and "x.csv" in out.note and out.note.startswith("computed part")
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("SEMVAR_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SEMVAR_DATA_DIR_ONLY", "1")
+    (tmp_path / "liu2025").mkdir()
+    return tmp_path / "liu2025"
+
+
+def _verdicts(judges, rng, shift=0.0):
+    import pandas as pd
+
+    from semvar.papers import PAPER_TABLE2
+
+    rows = []
+    for j in judges:
+        p, q = PAPER_TABLE2[j]
+        for same, prob, size in ((1, p, 400), (0, q, 1600)):
+            rows += [(j, same, int(v)) for v in rng.random(size) < min(1.0, prob + (shift if j == judges[0] else 0))]
+    return pd.DataFrame(rows, columns=["judge", "same_meaning", "verdict"])
+
+
+def test_table2_without_data_needs_data(data_dir):
+    rec = claims.run(["liu2025.table2"], quick=True)
+    assert {r.id: r.status for r in rec}["liu2025.table2"] == "needs_data"
+
+
+def test_table2_is_decided_when_verdicts_are_supplied(data_dir):
+    from semvar.papers import PAPER_TABLE2
+
+    rng = np.random.default_rng(0)
+    path = data_dir / "table2_verdicts.csv"
+    _verdicts(list(PAPER_TABLE2), rng).to_csv(path, index=False)
+    assert claims.run(["liu2025.table2"], quick=True)[0].status == "replicated"
+    _verdicts(["GPT", "PHI"], rng).to_csv(path, index=False)
+    assert claims.run(["liu2025.table2"], quick=True)[0].status == "partly"
+    _verdicts(["GPT", "PHI"], rng, shift=-0.3).to_csv(path, index=False)   # GPT's p off by 0.3
+    rec = claims.run(["liu2025.table2"], quick=True)[0]
+    assert rec.status == "not_replicated" and "GPT" in rec.note
+
+
+def test_temperature0_is_decided_when_runs_are_supplied(data_dir):
+    import pandas as pd
+
+    path = data_dir / "temperature0_runs.csv"
+    assert claims.run(["liu2025.temperature0"])[0].status == "needs_data"
+    same = pd.DataFrame([(f"p{i}", r, f"answer {i}") for i in range(3) for r in range(5)], columns=["prompt", "run", "text"])
+    same.to_csv(path, index=False)
+    assert claims.run(["liu2025.temperature0"])[0].status == "not_replicated"
+    differ = same.copy()
+    differ.loc[3, "text"] = "answer 0, worded otherwise"
+    differ.to_csv(path, index=False)
+    rec = claims.run(["liu2025.temperature0"])[0]
+    assert rec.status == "replicated" and rec.our_value["prompts_with_differing_runs"] == 1
+    same[same.run < 2].to_csv(path, index=False)   # identical, but only two runs each: cannot refute
+    assert claims.run(["liu2025.temperature0"])[0].status == "needs_data"
+
+
+def test_malformed_supplied_data_is_an_error_not_needs_data(data_dir):
+    (data_dir / "table2_verdicts.csv").write_text("judge,verdict\nGPT,1\n")
+    rec = claims.run(["liu2025.table2"], quick=True)[0]
+    assert rec.status == "error" and "same_meaning" in rec.note
+
+
+# ----------------------------------------------------------------------------- display
+
+def _rec(**kw):
+    base = dict(id="liu2025.x", source="seed 000, Table 9", statement="A statement.", paper_value={"a": 1.23456},
+                our_value={"a": {"b": 2.0, "c": [1, 2]}}, tolerance="within 0.1", status="partly",
+                notebook="05_consistency", note="a <note> & more")
+    base.update(kw)
+    return Record(**base)
+
+
+def test_format_value_keeps_everything_readable():
+    lines = claims.format_value({"normalized": {"LLAMA": 0.1149, "GPT": 0.0}, "flag": True, "long": "x" * 300})
+    assert lines[0] == "normalized: LLAMA 0.1149, GPT 0" and lines[1] == "flag: yes"
+    assert lines[2].endswith("x" * 10) and len(lines[2]) > 300      # nothing cut off
+    assert claims.format_value(None) == ["-"]
+
+
+def test_scorecard_html_groups_and_escapes():
+    recs = [_rec(), _rec(id="selfsim.y", source="seed 002, Summary", status="replicated"),
+            _rec(id="budget.z", source="this book, chapter 11 (seed 000)", kind="finding", status="replicated")]
+    page = claims.scorecard_html(recs, kind="claim", titles={"05_consistency": "Consistency"})
+    assert "<table" not in page                                   # cards, no wide table
+    assert page.index("Liu (2025)") < page.index("self-similarity")
+    assert "budget.z" not in page
+    assert "a &lt;note&gt; &amp; more" in page and "<details>" in page
+    assert 'href="05_consistency.html"' in page and ">Consistency<" in page
+    assert "partly" in page and "a: b 2, c [1, 2]" in page and "chapter</dt>" in page
+    findings = claims.scorecard_html(recs, kind="finding", titles={})
+    assert "budget.z" in findings and "liu2025.x" not in findings
+    with pytest.raises(ValueError, match="kind"):
+        claims.scorecard_html(recs, kind="claims")
+    assert claims.source_work(recs[2]) == "000" and claims.source_work(_rec(id="lin2026.q", source="x")) == "001"
+
+
+def test_record_roundtrip_and_old_files_without_kind(tmp_path):
+    rec = Record("a", "s", "st", 1.0, 2.0, 0.1, "partly", "nb", "n", kind="finding")
+    path = tmp_path / "r.json"
+    path.write_text(claims.to_json([rec]))
+    assert claims.load_records(path)[0] == rec
+    row = json.loads(claims.to_json([rec]))[0]
+    del row["kind"]
+    path.write_text(json.dumps([row]))
+    assert claims.load_records(path)[0].kind == "claim"
+
+
+# ----------------------------------------------------------------------------- the whole ledger
+
 @pytest.fixture(scope="module")
 def quick_cli_run():
     """One reduced run of every check through the command line, shared by the tests below."""
-    out = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "semvar", "replicate", "--quick", "--json"],
         capture_output=True, text=True, cwd=ROOT, check=False,
     )
-    return out
 
 
 def test_cli_json_is_valid_and_has_fields(quick_cli_run):
@@ -61,14 +264,14 @@ def test_cli_json_is_valid_and_has_fields(quick_cli_run):
     assert isinstance(rows, list)
     for row in rows:
         assert FIELDS <= set(row), f"record {row.get('id')} lacks {FIELDS - set(row)}"
-        assert row["status"] in claims.STATUSES
+        assert row["status"] in claims.STATUSES and row["kind"] in KINDS
     assert quick_cli_run.returncode == (1 if any(r["status"] == "error" for r in rows) else 0)
     assert set(r["id"] for r in rows) == set(claims.registry()), "the CLI must run every registered claim"
 
 
 def test_stored_scorecard_matches_quick_run(quick_cli_run):
-    """data/scorecard.json (the book's table) holds every claim with the status a fresh run gives."""
-    stored = {r.id: r for r in claims.load_records(ROOT / "data" / "scorecard.json")}
+    """data/scorecard.json (the book's scorecard, a full run) holds every claim with the status a quick run gives."""
+    stored = {r.id: r for r in claims.load_records(STORED)}
     fresh = {row["id"]: Record(**row) for row in json.loads(quick_cli_run.stdout)}
     assert set(stored) == set(fresh), (
         f"regenerate data/scorecard.json: missing {sorted(set(fresh) - set(stored))}, "
@@ -78,11 +281,30 @@ def test_stored_scorecard_matches_quick_run(quick_cli_run):
     assert not errors, f"checks raised: {[(i, fresh[i].note) for i in errors]}"
     for cid, rec in fresh.items():
         assert stored[cid].status == rec.status, f"{cid}: stored {stored[cid].status}, quick run {rec.status} ({rec.note})"
+        assert stored[cid].kind == rec.kind, f"{cid}: stored kind {stored[cid].kind}, now {rec.kind}"
         assert stored[cid].statement == rec.statement and stored[cid].paper_value == rec.paper_value, cid
 
 
-def test_record_roundtrip(tmp_path):
-    rec = Record("a", "s", "st", 1.0, 2.0, 0.1, "partly", "nb", "n")
-    path = tmp_path / "r.json"
-    path.write_text(claims.to_json([rec]))
-    assert claims.load_records(path)[0].id == "a"
+def _same(a, b, path="value"):
+    if isinstance(a, dict) and isinstance(b, dict):
+        assert a.keys() == b.keys(), f"{path}: keys {sorted(a)} vs {sorted(b)}"
+        for k in a:
+            _same(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list) and isinstance(b, list):
+        assert len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b)):
+            _same(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) or isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12), f"{path}: {a} vs {b}"
+    else:
+        assert a == b, f"{path}: {a!r} vs {b!r}"
+
+
+def test_deterministic_values_match_the_stored_full_run():
+    stored = {r.id: r for r in claims.load_records(STORED)}
+    ids = [i for i in DETERMINISTIC if i in claims.registry()]
+    assert len(ids) >= 6
+    for rec in claims.run(ids):
+        assert rec.id in stored, f"regenerate data/scorecard.json: {rec.id} missing"
+        assert rec.status == stored[rec.id].status, rec.id
+        _same(rec.our_value, stored[rec.id].our_value, rec.id)

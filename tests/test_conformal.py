@@ -1,4 +1,4 @@
-"""Tests of semvar.conformal.
+"""Tests of semvar.conformal, the review's synthetic models and the Ye et al. protocol.
 
 The reference below is an independent, loop-per-item reading of the released
 code of Ye et al. (2024) (functions LAC_CP and APS_CP of its conformal
@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 from semvar import conformal as cf
 from semvar import data
-
+from semvar.experiments.review_models import same_sets_models, synthetic_logits
+from semvar.experiments.ye_protocol import ye_protocol, ye_split
 
 # --------------------------------------------------------------------------- the reference reading
 
@@ -52,7 +53,7 @@ def ref_aps(p_cal, y_cal, p_test, alpha):
     cal_scores = []
     for i in range(len(p_cal)):
         probs = p_cal[i]
-        order = np.argsort(probs)[::-1]
+        order = np.argsort(probs, kind="stable")[::-1]  # numpy before its SIMD sorts (1.25) sorted short rows stably
         running = np.take_along_axis(probs, order, axis=0).cumsum()
         back = np.take_along_axis(running, order.argsort(), axis=0)
         cal_scores.append(back[y_cal[i]])
@@ -60,7 +61,7 @@ def ref_aps(p_cal, y_cal, p_test, alpha):
     out = []
     for i in range(len(p_test)):
         probs = p_test[i]
-        order = np.argsort(probs)[::-1]
+        order = np.argsort(probs, kind="stable")[::-1]  # numpy before its SIMD sorts (1.25) sorted short rows stably
         running = np.take_along_axis(probs, order, axis=0).cumsum()
         members = []
         j = 0
@@ -173,7 +174,7 @@ def test_property_equal_reference_and_never_empty(seed, n_cal, alpha, k):
 
 
 def test_quantile_rank_paper_is_one_above_textbook_for_the_papers_split():
-    cal, test = cf.ye_split()
+    cal, test = ye_split()
     n = len(cal)
     assert n == 4997 and len(test) == 4998
     # hand computation: k = ceil(4998 * 0.9) = ceil(4498.2) = 4499
@@ -262,7 +263,7 @@ def test_summaries_and_identity():
 
 
 def test_panel_c_same_sets_different_accuracy():
-    p1, p2, y, medium = cf.same_sets_models(8000, random_state=2)
+    p1, p2, y, medium = same_sets_models(8000, random_state=2)
     cal, test = np.arange(2000), np.arange(2000, 8000)
     s1 = cf.lac_sets(p1[cal], y[cal], p1[test], 0.1)
     s2 = cf.lac_sets(p2[cal], y[cal], p2[test], 0.1)
@@ -275,7 +276,7 @@ def test_panel_c_same_sets_different_accuracy():
 
 
 def test_panel_c_separates_at_small_alpha():
-    p1, p2, y, _ = cf.same_sets_models(8000, random_state=2)
+    p1, p2, y, _ = same_sets_models(8000, random_state=2)
     s1 = cf.lac_sets(p1[:2000], y[:2000], p1[2000:], 0.01)
     s2 = cf.lac_sets(p2[:2000], y[:2000], p2[2000:], 0.01)
     assert cf.set_size(s1) == cf.set_size(s2)  # both thresholds at 0.7 now: hard sets grow ...
@@ -285,12 +286,12 @@ def test_panel_c_separates_at_small_alpha():
 
 
 def test_synthetic_beat_best_accuracy_is_acc0_and_temperature_keeps_argmax():
-    z, y = cf.synthetic_logits(20000, acc0=0.8, margin=0.3, sigma=2.0, construction="beat_best", random_state=1)
+    z, y = synthetic_logits(20000, acc0=0.8, margin=0.3, sigma=2.0, construction="beat_best", random_state=1)
     assert cf.accuracy(z, y) == pytest.approx(0.8, abs=0.01)
     for t in (0.25, 1.0, 4.0):
         np.testing.assert_array_equal(np.argmax(cf.softmax(z, t), axis=1), np.argmax(z, axis=1))
     # same seed, different margin: same questions and the same answers
-    z2, y2 = cf.synthetic_logits(20000, acc0=0.8, margin=5.0, sigma=2.0, construction="beat_best", random_state=1)
+    z2, y2 = synthetic_logits(20000, acc0=0.8, margin=5.0, sigma=2.0, construction="beat_best", random_state=1)
     np.testing.assert_array_equal(y, y2)
     np.testing.assert_array_equal(np.argmax(z, axis=1), np.argmax(z2, axis=1))
 
@@ -299,7 +300,7 @@ def test_synthetic_beat_best_accuracy_is_acc0_and_temperature_keeps_argmax():
 
 
 def _informative(n, rng, k=6):
-    z, y = cf.synthetic_logits(n, acc0=0.85, margin=2.5, sigma=1.0, random_state=rng)
+    z, y = synthetic_logits(n, acc0=0.85, margin=2.5, sigma=1.0, random_state=rng)
     return cf.softmax(z), y
 
 
@@ -344,7 +345,7 @@ def test_ye_protocol_runs_on_synthetic_keys():
     z = rng.normal(size=(10000, 6))
     z[np.arange(10000), rng.integers(6, size=10000)] += 2
     y = np.argmax(z + rng.normal(scale=1.5, size=z.shape), axis=1)
-    out = cf.ye_protocol({"base": z, "task": z * 2}, y)
+    out = ye_protocol({"base": z, "task": z * 2}, y)
     assert 0 < out["acc"] < 100 and 1 <= out["ss"] <= 6
     assert out["lac_cov"] >= 88 and out["aps_cov"] >= 88
     assert out["per_prompt"]["base"]["acc"] == out["per_prompt"]["task"]["acc"]
@@ -356,11 +357,11 @@ def test_ye_protocol_on_float32_logits_equals_the_released_code():
     rng = np.random.default_rng(9)
     z = rng.normal(scale=2.0, size=(10000, 6)).astype(np.float32)
     y = rng.integers(6, size=10000)
-    cal, test = cf.ye_split()
+    cal, test = ye_split()
     p32 = [_ref_softmax_float32(row) for row in z]
     ref = {name: _as_bool(fn([p32[i] for i in cal], y[cal], [p32[i] for i in test], 0.1), 6)
            for name, fn in (("lac", ref_lac), ("aps", ref_aps))}
-    out = cf.ye_protocol(z, y)["per_prompt"][""]
+    out = ye_protocol(z, y)["per_prompt"][""]
     assert out["lac_ss"] == cf.set_size(ref["lac"]) and out["aps_ss"] == cf.set_size(ref["aps"])
     assert out["aps_cov"] == 100 * cf.coverage(ref["aps"], y[test])
     # the float64 computation gives other APS sets here: the check is not vacuous
@@ -450,14 +451,27 @@ def test_bad_input_other_functions():
     with pytest.raises(ValueError, match="too small"):
         cf.quantile_rank(5, 0.1)
     with pytest.raises(ValueError, match="acc0"):
-        cf.synthetic_logits(10, acc0=1.2, margin=1, sigma=1)
+        synthetic_logits(10, acc0=1.2, margin=1, sigma=1)
     with pytest.raises(ValueError, match="construction"):
-        cf.synthetic_logits(10, acc0=0.5, margin=1, sigma=1, construction="other")
+        synthetic_logits(10, acc0=0.5, margin=1, sigma=1, construction="other")
     with pytest.raises(ValueError, match="p_medium"):
-        cf.same_sets_models(10, p_medium=2)
+        same_sets_models(10, p_medium=2)
     with pytest.raises(ValueError, match="score must be"):
         cf.mapie_sets(*_good(), 0.1, score="raps")
     with pytest.raises(ValueError, match="p rows must be probabilities"):
         cf.lac_scores([[0.5, 0.6]], [0])
     with pytest.raises(ValueError, match="answers must hold option indices"):
-        cf.ye_protocol(np.zeros((10000, 6)), np.full(10000, 6))
+        ye_protocol(np.zeros((10000, 6)), np.full(10000, 6))
+
+
+# --------------------------------------------------------------------------- package layout
+
+
+def test_public_names_resolve_and_core_does_not_import_experiments():
+    import subprocess
+    import sys
+
+    assert all(hasattr(cf, name) for name in cf.__all__)
+    code = "import sys, semvar.conformal; print(sorted(m for m in sys.modules if m.startswith('semvar.experiments')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

@@ -7,10 +7,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semvar.entropy import empirical_entropy, entropy_from_counts
-from semvar.graph import adjacency_from_verdicts, all_pairs, block_labels, sample_sbm
+from semvar.graph import adjacency_from_verdicts, all_pairs, block_labels, judge_graph, sample_sbm
 from semvar.judges import OracleJudge, SBMJudge
-from semvar.graph import judge_graph
-from semvar.spectral import spectral_clusters, spectral_entropy
+from semvar.pipeline import graph_entropy
+from semvar.spectral import spectral_clusters
 
 
 def test_paris_london_entropy_is_log2():
@@ -54,7 +54,7 @@ def test_acceptance_sbm_entropy_error(dense):
     for seed in range(10):
         A = sample_sbm([40, 60, 100], 0.87, 0.07, random_state=seed)
         A = A.toarray() if dense else A
-        errs.append(abs(spectral_entropy(A, 3, random_state=seed) - truth))
+        errs.append(abs(graph_entropy(A, 3, random_state=seed) - truth))
     assert np.mean(errs) <= 0.01
 
 

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semvar.entropy import empirical_entropy
+from semvar.experiments.budget import FrozenJudge, greedy_order_study, sizes_for
 from semvar.graph import (
     block_labels,
     budget_snr,
@@ -18,7 +19,6 @@ from semvar.graph import (
 )
 from semvar.judges import OracleJudge, SBMJudge
 from semvar.spectral import spectral_clusters
-from semvar.sweep_budget import FrozenJudge, greedy_order_study, sizes_for
 
 
 class CountingJudge:
@@ -103,7 +103,10 @@ def test_greedy_calls_at_most_n_times_clusters():
 def test_greedy_order_study_varies_under_noise_but_not_for_oracle():
     noisy = greedy_order_study(200, 0.87, 0.07, 6, seed=0)
     exact = greedy_order_study(200, 1.0, 0.0, 3, seed=0)
-    assert noisy["entropy"].std() > 0.0
+    # verdicts frozen, only the order changes: the entropy moves by far more than the 0.01 target
+    # and stays biased far above the truth in every order (more clusters than meanings)
+    assert noisy["entropy"].std() >= 0.01
+    assert noisy["err"].min() >= 0.1 and (noisy["n_clusters"] > 3).all()
     assert exact["err"].max() == pytest.approx(0.0, abs=1e-12)
 
 

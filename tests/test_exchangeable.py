@@ -7,6 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semvar import exchangeable as ex
+from semvar.exchangeable.proxies import _proxy_ratio
+from semvar.experiments.exchangeable_sim import simulate_exchangeable_means, simulate_hierarchical
 
 # ---------------------------------------------------------------- oracle values
 
@@ -68,7 +70,7 @@ def _mp_ratio(lam, a, b):
 def test_beta_log_mgf_matches_mpmath(lam):
     a, b = 60.0, 25.0
     mu = a / (a + b)
-    assert ex._proxy_ratio(lam, a, b, mu) == pytest.approx(_mp_ratio(lam, a, b), rel=1e-8)
+    assert _proxy_ratio(lam, a, b, mu) == pytest.approx(_mp_ratio(lam, a, b), rel=1e-8)
 
 
 @pytest.mark.parametrize("a,b", [(2.0, 5.0), (7.0, 3.0), (0.5, 3.0), (40.0, 12.0)])
@@ -164,7 +166,7 @@ def test_hierarchical_halfwidth_covers_in_simulation():
     domains = np.array(["x"] * 9 + ["y"] * 9)
     params = {"x": (7.0, 3.0), "y": (4.0, 4.0)}
     truth = (0.7 * 9 + 0.5 * 9) / 18
-    sim = ex.simulate_hierarchical(trials, domains, params, 2000, random_state=0)
+    sim = simulate_hierarchical(trials, domains, params, 2000, random_state=0)
     macro = (sim["successes"] / trials).mean(axis=1)
     s2 = np.where(domains == "x", ex.beta_subgaussian_proxy(7, 3), ex.beta_subgaussian_proxy(4, 4))
     hw = ex.macro_halfwidth(trials, s2, 0.05)
@@ -184,8 +186,8 @@ def test_split_half_separates_iid_from_heterogeneous():
 
 
 def test_simulators_are_reproducible():
-    m1, p1 = ex.simulate_exchangeable_means(10, 2, 2, 5, random_state=4)
-    m2, p2 = ex.simulate_exchangeable_means(10, 2, 2, 5, random_state=4)
+    m1, p1 = simulate_exchangeable_means(10, 2, 2, 5, random_state=4)
+    m2, p2 = simulate_exchangeable_means(10, 2, 2, 5, random_state=4)
     assert np.array_equal(m1, m2) and np.array_equal(p1, p2)
 
 
@@ -253,16 +255,16 @@ def test_other_bad_inputs():
     with pytest.raises(ValueError, match="at least three groups"):
         ex.split_half_correlation([0, 1, 1, 0], [0, 0, 1, 1])
     with pytest.raises(ValueError, match="params lacks"):
-        ex.simulate_hierarchical([10, 10], ["a", "b"], {"a": (1, 1)}, 3)
+        simulate_hierarchical([10, 10], ["a", "b"], {"a": (1, 1)}, 3)
     with pytest.raises(ValueError, match="n_reps"):
-        ex.simulate_exchangeable_means(10, 1, 1, 0)
+        simulate_exchangeable_means(10, 1, 1, 0)
     with pytest.raises(ValueError, match="kind must be"):
         ex.fit_beta_binomial([5, 20], [100, 100]).proxy("other")
 
 
 def test_gaussian_tightness_by_hand():
     # p ~ Beta(1, 1), one item: X is Bernoulli(1/2) marginally, Var = 1/4; sigma2_eff = 1/4 + 1/12 = 1/3
-    from semvar.claims_exchangeable import gaussian_tightness
+    from semvar.experiments.mmlu_bounds import gaussian_tightness
 
     g = gaussian_tightness(1, 1.0)
     assert g["Var(mean)"] == pytest.approx(0.25) and g["sigma2_eff"] == pytest.approx(1 / 3)
@@ -270,3 +272,13 @@ def test_gaussian_tightness_by_hand():
     # Var(mean) = sigma2_eff - Var(p)/n in the symmetric case
     g = gaussian_tightness(50, 3.0)
     assert g["Var(mean)"] == pytest.approx(g["sigma2_eff"] - ex.beta_variance(3, 3) / 50)
+
+
+def test_public_names_resolve_and_core_does_not_import_experiments():
+    import subprocess
+    import sys
+
+    assert all(hasattr(ex, name) for name in ex.__all__)
+    code = "import sys, semvar.exchangeable; print(sorted(m for m in sys.modules if m.startswith('semvar.experiments')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

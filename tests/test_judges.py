@@ -6,7 +6,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semvar.graph import all_pairs
-from semvar.judges import BlockJudge, EmbeddingJudge, HardTextJudge, Judge, OracleJudge, PQEstimate, SBMJudge, estimate_pq
+from semvar.judges import (
+    BlockJudge,
+    EmbeddingJudge,
+    HardTextJudge,
+    Judge,
+    OracleJudge,
+    SBMJudge,
+    estimate_pq,
+)
 
 
 def _fake_encoder(calls):

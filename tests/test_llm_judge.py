@@ -1,6 +1,6 @@
-"""Tests of semvar.llm_judge against a real HTTP server on 127.0.0.1.
+"""Tests of semvar.llm against a real HTTP server on 127.0.0.1.
 
-The server (semvar.testing_server.SimulatedEndpoint) answers from known
+The server (semvar.testing.SimulatedEndpoint) answers from known
 meaning labels and injects faults; nothing in the client is patched.
 """
 
@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 from semvar.graph import adjacency_from_verdicts, all_pairs
 from semvar.judges import LLMJudge as LazyLLMJudge
-from semvar.llm_judge import (
+from semvar.llm import (
     PROMPTS,
     AuthenticationError,
     EndpointError,
@@ -38,7 +38,7 @@ from semvar.llm_judge import (
     parse_verdict,
     render_prompt,
 )
-from semvar.testing_server import SimulatedEndpoint, extract_texts
+from semvar.testing import SimulatedEndpoint, extract_texts
 
 HOBBIES = ["running", "drone flying", "aerobics", "pottery", "caving"]
 KEY = "sk-test-5ecret-KEY-0123456789"
@@ -68,7 +68,8 @@ def fast_judge(ep, **kw):
 def test_parse_verdict_hand_cases():
     yes = ["TRUE", "true", "True.", "  TRUE, because", "**TRUE**", "**True** both say", "## FALSE", "`false`",
            "\n\nFALSE: no", '"TRUE"', "<think>hmm, FALSE?</think>\nTRUE"]
-    no = ["", "  ", "Yes", "The answer is TRUE", "TRUEFALSE", "Truthfully, no", "untrue", "FALSEHOOD", "T R U E", None, 1]
+    no = ["", "  ", "Yes", "The answer is TRUE", "TRUEFALSE", "Truthfully, no", "untrue", "FALSEHOOD", "T R U E", None, 1,
+          "TRUE or FALSE", "true/false", "**FALSE** | **TRUE**", "TRUE. Or FALSE?"]
     assert [parse_verdict(a) for a in yes] == [True, True, True, True, True, True, False, False, False, True, True]
     assert [parse_verdict(a) for a in no] == [None] * len(no)
 
@@ -77,7 +78,9 @@ def test_parse_verdict_hand_cases():
 @given(
     lead=st.text(alphabet=" \n\t*_#`>\"'", max_size=5),
     word=st.sampled_from(["true", "TRUE", "True", "false", "FALSE", "fAlSe"]),
-    tail=st.text(max_size=20).filter(lambda t: not t[:1].isalnum() and t[:1] != "_"),
+    tail=st.text(max_size=20).filter(
+        lambda t: not t[:1].isalnum() and t[:1] != "_" and "true" not in t.lower() and "false" not in t.lower()
+    ),
 )
 def test_parse_verdict_reads_the_leading_word(lead, word, tail):
     assert parse_verdict(lead + word + tail) is (word.lower() == "true")
@@ -149,6 +152,28 @@ def test_lazy_export_is_the_same_class():
     assert LazyLLMJudge is LLMJudge
 
 
+def test_importing_the_judges_does_not_load_http_or_sqlite():
+    code = (
+        "import sys, semvar.judges; "
+        "print(sorted(m for m in ('semvar.llm', 'sqlite3', 'http.client') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_backoff_is_full_jitter_and_honours_retry_after():
+    import random
+
+    from semvar.llm.client import _backoff_delay
+
+    rng = random.Random(0)
+    delays = [_backoff_delay(rng, 3, 0.5, 30.0, None, 120.0) for _ in range(2000)]
+    assert 0.0 <= min(delays) < 0.2 and 3.8 < max(delays) <= 4.0  # uniform on [0, 0.5 * 2**3]
+    assert _backoff_delay(rng, 0, 0.5, 30.0, 7.0, 120.0) == 7.0  # Retry-After is a floor
+    assert _backoff_delay(rng, 0, 0.5, 30.0, 500.0, 120.0) == 120.0  # capped by max_retry_after
+    assert max(_backoff_delay(rng, 20, 0.5, 30.0, None, 120.0) for _ in range(200)) <= 30.0
+
+
 # --------------------------------------------------------------------------- acceptance: faults and the cache
 def test_190_pairs_one_fault_in_three_all_right_and_warm_cache_sends_nothing(tmp_path):
     texts, labels = corpus(4, 5)
@@ -156,9 +181,10 @@ def test_190_pairs_one_fault_in_three_all_right_and_warm_cache_sends_nothing(tmp
     assert P.shape[0] == 190
     cache = tmp_path / "judge.sqlite"
     faults = ("500", "503", "429", "timeout", "reset", "malformed", "unparseable")
-    with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=3, faults=faults, delay=1.5,
+    with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=3, faults=faults, delay=600,
                            styles=("plain", "markdown", "lower")) as ep:
-        judge = fast_judge(ep, cache_path=cache, timeout=1.0)  # a "timeout" fault answers after 1.5 s
+        # a "timeout" fault answers after 600 s; a real answer has 3 s to arrive, plenty on a busy machine
+        judge = fast_judge(ep, cache_path=cache, timeout=3.0)
         v = judge.pairs(texts, P)
         assert not np.ma.getmaskarray(v).any()
         np.testing.assert_array_equal(np.ma.getdata(v), truth(labels, P))
@@ -226,8 +252,8 @@ def test_partly_unjudged_pairs_are_masked_and_left_out_of_the_graph():
 def test_timeouts_are_retried():
     texts, labels = corpus(2, 2)
     P = all_pairs(4)
-    with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=2, faults=("timeout",), delay=0.5) as ep:
-        judge = fast_judge(ep, timeout=0.15, concurrency=2)
+    with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=2, faults=("timeout",), delay=600) as ep:
+        judge = fast_judge(ep, timeout=1.0, concurrency=2)  # a fault is never answered in time, a real answer is
         v = judge.pairs(texts, P)
     np.testing.assert_array_equal(np.ma.getdata(v), truth(labels, P))
     assert judge.stats.retries >= 1
@@ -270,6 +296,29 @@ def test_duplicate_rows_are_asked_once():
 
 
 # --------------------------------------------------------------------------- interruption
+def _stored(cache) -> int:
+    """Rows committed to the verdict cache so far (0 while it does not exist yet)."""
+    try:
+        con = sqlite3.connect(cache, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+def _wait_until(condition, proc, what: str) -> None:
+    """Poll ``condition`` while ``proc`` runs: the test waits for a state, not for a time.
+
+    The one bound (ten minutes) only keeps a broken client from hanging the suite.
+    """
+    stop = time.monotonic() + 600
+    while not condition():
+        assert proc.poll() is None, f"the command ended before {what}: {proc.communicate()}"
+        assert time.monotonic() < stop, f"still waiting for {what} after ten minutes"
+        threading.Event().wait(0.02)
+
 def test_killed_run_resumes_without_repeating_a_completed_call(tmp_path):
     texts, labels = corpus(4, 5)
     P = all_pairs(20)
@@ -282,21 +331,9 @@ def test_killed_run_resumes_without_repeating_a_completed_call(tmp_path):
                "--k", "4", "--cache", str(cache), "--out", str(tmp_path / "r.json"), "--quiet"]
         env = dict(os.environ, OPENAI_API_KEY="")
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        deadline = time.monotonic() + 30
-        done = 0
-        while time.monotonic() < deadline and proc.poll() is None:
-            if cache.exists():
-                con = sqlite3.connect(cache, timeout=5)
-                try:
-                    done = con.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
-                except sqlite3.OperationalError:
-                    done = 0
-                con.close()
-            if done >= n_first:
-                break
-            time.sleep(0.05)
-        assert proc.poll() is None, proc.communicate()
-        assert done == n_first
+        # the state to kill it in: n_first answers committed and further requests held by the server
+        _wait_until(lambda: _stored(cache) >= n_first and ep.in_flight > 0, proc, f"{n_first} committed answers")
+        assert _stored(cache) == n_first
         os.kill(proc.pid, signal.SIGKILL)  # mid-run, with calls in flight
         proc.communicate()
         first = ep.requests.copy()
@@ -326,15 +363,15 @@ def test_ctrl_c_stops_the_command_and_keeps_every_finished_call(tmp_path):
     cache = tmp_path / "cache.sqlite"
     with SimulatedEndpoint(dict(zip(texts, labels)), hold_after=20) as ep:
         cmd = [sys.executable, "-m", "semvar", "judge", str(path), "--base-url", ep.base_url, "--model", "judge-model",
-               "--k", "3", "--cache", str(cache), "--out", str(tmp_path / "r.json"), "--no-progress", "--timeout", "1"]
+               "--k", "3", "--cache", str(cache), "--out", str(tmp_path / "r.json"), "--no-progress",
+               "--timeout", "600", "--concurrency", "4"]
         proc = subprocess.Popen(cmd, env=dict(os.environ, OPENAI_API_KEY=""), stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline and (ep.in_flight == 0 or sum(ep.answered.values()) < 20):
-            time.sleep(0.05)
-        time.sleep(0.3)  # the 20 answers are received and committed; further requests are held
+        # Ctrl-C in a known state: 20 answers committed, the next four requests held by the server
+        # (and a request timeout far beyond the test, so that no held call ends by itself)
+        _wait_until(lambda: _stored(cache) >= 20 and ep.in_flight == 4, proc, "20 committed answers and 4 held requests")
         proc.send_signal(signal.SIGINT)
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=600)  # the command must end on its own, however slowly
     assert proc.returncode == 130, err
     assert "interrupted: 20 finished calls are in" in err and "run the same command again" in err
     assert len(VerdictCache(cache)) == 20 and not (tmp_path / "r.json").exists()
@@ -383,7 +420,7 @@ def test_key_never_in_logs_repr_or_cache(tmp_path, caplog):
             judge = fast_judge(ep, api_key=KEY, cache_path=cache, max_retries=1)
             judge.pairs(texts, P)
             assert judge.stats.retries > 0 and judge.stats.unjudged > 0  # retries and unjudged pairs were logged
-            text = repr(judge) + str(vars(judge)) + repr(judge.stats)
+            text = repr(judge) + str(vars(judge)) + str(vars(judge._client)) + repr(judge.stats)
             judge.close()
     assert "api_key=<set>" in repr(judge)
     assert KEY not in text
@@ -444,10 +481,10 @@ def test_requests_go_through_the_proxy_from_the_environment(monkeypatch):
     assert len(_ForwardProxy.seen) == 6 == ep.n_requests - 1
     assert all(path == f"http://judge.example:{port}/v1/chat/completions" for path, _ in _ForwardProxy.seen)
     assert all(auth == "Basic " + base64.b64encode(b"alice:pr0xy-pass").decode() for _, auth in _ForwardProxy.seen)
-    assert "pr0xy-pass" not in repr(judge) + str(vars(judge))
+    assert "pr0xy-pass" not in repr(judge) + str(vars(judge)) + str(vars(judge._client))
 
     monkeypatch.setenv("NO_PROXY", "judge.example")
-    assert LLMJudge("http://judge.example:1/v1", "m", api_key="")._proxy is None
+    assert LLMJudge("http://judge.example:1/v1", "m", api_key="")._client.proxy is None
     monkeypatch.delenv("NO_PROXY")
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:1")  # nobody listens on port 1
     with pytest.raises(EndpointError, match=r"proxy 127\.0\.0\.1:1.*NO_PROXY"):

@@ -6,7 +6,7 @@ import pytest
 
 from semvar import data
 from semvar._mmlu_subjects import SUBJECTS
-from semvar.sweep_mmlu_responses import answer_by_similarity, longest_option, run_sweep
+from semvar.experiments.mmlu_responses import answer_by_similarity, longest_option, run_sweep
 
 
 def _table(**cols):
@@ -23,9 +23,8 @@ def test_subject_offsets_add_up():
     assert off["anatomy"] == 100 and off["astronomy"] == 235
 
 
-def test_offsets_match_the_loaded_split():
-    if data.find_data_dir("mmlu", ["test.parquet"]) is None:
-        pytest.skip("MMLU is not in any local data directory")
+def test_offsets_match_the_loaded_split(require_data):
+    require_data("mmlu", ["test.parquet"])
     df = data.load_mmlu("test", online=False)
     for s, o in data.mmlu_subject_offsets().items():
         assert df["subject"].iloc[o] == s
@@ -181,9 +180,8 @@ def test_sweep_lexical_answerers_on_a_toy_benchmark():
         run_sweep(toy, models=("gpt",), progress=False)
 
 
-def test_stored_responses_are_valid():
-    if data.find_data_dir("", [data.MMLU_RESPONSES_FILE]) is None:
-        pytest.skip("the response table has not been generated")
+def test_stored_responses_are_valid(require_data):
+    require_data("", [data.MMLU_RESPONSES_FILE])
     r = data.load_mmlu_responses()
     counts = r.groupby("model").size()
     assert (counts == 14042).all()
@@ -193,11 +191,9 @@ def test_stored_responses_are_valid():
     assert 0.27 < acc["minilm_cosine"] < 0.36
 
 
-def test_hub_and_local_paths_give_the_same_split(monkeypatch, tmp_path):
+def test_hub_and_local_paths_give_the_same_split(monkeypatch, tmp_path, require_data):
     # The chapter calls load_mmlu("test") in both settings; emulate the hub with the local file.
-    folder = data.find_data_dir("mmlu", ["test.parquet"])
-    if folder is None:
-        pytest.skip("MMLU is not in any local data directory")
+    folder = require_data("mmlu", ["test.parquet"])
     import warnings
 
     import datasets
@@ -213,7 +209,8 @@ def test_hub_and_local_paths_give_the_same_split(monkeypatch, tmp_path):
         return real_load(name, *args, **kwargs)
 
     monkeypatch.setattr(datasets, "load_dataset", fake_hub)
-    monkeypatch.setattr(data, "candidate_dirs", lambda data_dir=None: [tmp_path])
+    monkeypatch.setenv("SEMVAR_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("SEMVAR_DATA_DIR_ONLY", "1")
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         hub = data.load_mmlu("test")

@@ -253,9 +253,9 @@ def test_seed_printed_values_with_minilm():
     assert round(self_similarity(E[2:4]), 4) == 0.9894
 
 
-# ----------------------------------------------------------------- the chapter's study helpers (semvar.sweep_selfsim)
+# ----------------------------------------------------------------- the chapter's study helpers (semvar.experiments.selfsim)
 
-from semvar.sweep_selfsim import (  # noqa: E402
+from semvar.experiments.selfsim import (  # noqa: E402
     collision_probability,
     corpus_grid,
     discordance,
@@ -334,10 +334,11 @@ def test_stored_study_matches_the_generator():
     """data/selfsim_corpora.csv was made from the corpora the generator makes today (no embedding needed)."""
     import pandas as pd
 
+    from semvar.data import result_path
     from semvar.entropy import empirical_entropy
-    from semvar.sweep_selfsim import CORPORA_FILE, DATA, _corpora
+    from semvar.experiments.selfsim import CORPORA_FILE, _corpora
 
-    table = pd.read_csv(DATA / CORPORA_FILE)
+    table = pd.read_csv(result_path(CORPORA_FILE))
     grid = corpus_grid()
     assert len(table) == len(grid)
     for (g, c), (_, row) in zip(_corpora(grid, 40, 2), table.iterrows()):

@@ -5,10 +5,11 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+import scipy.sparse.linalg as sla
 from sklearn.metrics import adjusted_rand_score
 
 from semvar.graph import adjacency_from_verdicts, block_labels, random_pairs, sample_sbm
-from semvar.spectral import DENSE_LIMIT, spectral_clusters, spectral_embedding
+from semvar.spectral import DENSE_LIMIT, OPERATOR_DENSE_LIMIT, spectral_clusters, spectral_embedding, spectral_matrix
 
 
 def _two_triangles():
@@ -127,3 +128,118 @@ def test_bad_input(kw, msg):
         spectral_clusters(_two_triangles(), 2, **kw)
     with pytest.raises(ValueError, match=msg):
         spectral_embedding(_two_triangles(), 2, **kw)
+
+
+# --------------------------------------------------------------------------- spectral_matrix
+def _dense(M):
+    return M.toarray() if sp.issparse(M) else np.asarray(M)
+
+
+def test_spectral_matrix_hand_computed():
+    # a path 0 - 1 - 2: degrees 1, 2, 1
+    A = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=float)
+    r = 1 / np.sqrt(2)
+    assert np.allclose(spectral_matrix(A), [[0, r, 0], [r, 0, r], [0, r, 0]])
+    assert np.allclose(spectral_matrix(A, "unnormalized"), [[1, -1, 0], [-1, 2, -1], [0, -1, 1]])
+    # one edge, tau = 1: D_tau = 2 I and A + (1/2) 1 1^T = [[.5, 1.5], [1.5, .5]], halved
+    B = np.array([[0, 1.0], [1, 0]])
+    assert np.allclose(spectral_matrix(B, "regularized", tau=1.0), [[0.25, 0.75], [0.75, 0.25]])
+    # tau defaults to the mean degree (1 here)
+    assert np.allclose(spectral_matrix(B, "regularized"), [[0.25, 0.75], [0.75, 0.25]])
+    # centred on a mask that observed pairs (0, 1) and (1, 2) only: rho = 2 / 4
+    O = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=float)
+    A2 = np.array([[0, 1, 0], [1, 0, 0], [0, 0, 0]], dtype=float)
+    assert np.allclose(spectral_matrix(A2, "centered", observed=O), [[0, 0.5, 0], [0.5, 0, -0.5], [0, -0.5, 0]])
+    # an isolated node has a zero row in the normalised matrix
+    C = np.pad(B, ((0, 1), (0, 1)))
+    assert np.allclose(spectral_matrix(C)[2], 0)
+
+
+@pytest.mark.parametrize("laplacian", ["normalized", "unnormalized", "regularized", "centered"])
+def test_spectral_matrix_sparse_dense_and_operator_agree(laplacian):
+    A = sample_sbm([20, 30, 25], 0.4, 0.05, random_state=6)
+    M_sparse = spectral_matrix(A, laplacian)
+    M_dense = spectral_matrix(A.toarray(), laplacian)
+    assert sp.issparse(M_sparse) == (laplacian in ("normalized", "unnormalized"))
+    assert np.allclose(_dense(M_sparse), M_dense, atol=1e-14)
+    op = spectral_matrix(A, laplacian, operator=True)
+    X = np.random.default_rng(0).normal(size=(75, 3))
+    assert np.allclose(np.column_stack([op.matvec(x) for x in X.T]), M_dense @ X, atol=1e-12)
+    assert np.allclose(M_dense, M_dense.T)
+
+
+def _aligned(U, V):
+    """V's columns with the signs that best match U's."""
+    return V * np.sign(np.einsum("ij,ij->j", U, V))
+
+
+@pytest.mark.parametrize(
+    "laplacian, sizes, kw",
+    [
+        ("normalized", [600, 700, 800], {}),  # n > DENSE_LIMIT: the matrix-free operator
+        ("unnormalized", [600, 700, 800], {}),  # sparse ARPACK on D - A
+        ("regularized", [120, 150, 180], {}),  # n > OPERATOR_DENSE_LIMIT
+        ("regularized", [120, 150, 180], {"tau": 3.0}),
+        ("centered", [120, 150, 180], {}),
+        ("centered", [120, 150, 180], {"observed": "mask"}),
+    ],
+)
+def test_spectral_matrix_matches_the_solver_path(laplacian, sizes, kw):
+    """The explicit matrix, diagonalised densely, gives the embedding spectral_clusters uses (up to sign)."""
+    n = sum(sizes)
+    assert n > (DENSE_LIMIT if laplacian in ("normalized", "unnormalized") else OPERATOR_DENSE_LIMIT)
+    rng = np.random.default_rng(1)
+    if kw.get("observed") == "mask":
+        truth = block_labels(sizes)
+        P = random_pairs(n, 0.5, random_state=rng)
+        same = truth[P[:, 0]] == truth[P[:, 1]]
+        A, O = adjacency_from_verdicts(n, P, rng.random(len(P)) < np.where(same, 0.8, 0.3), return_mask=True)
+        kw = {"observed": O}
+    else:
+        A = sample_sbm(sizes, 0.08 if n > 1000 else 0.3, 0.01 if n > 1000 else 0.05, random_state=3)
+    k = 3
+    m = k - 1 if laplacian == "centered" else k
+    M = _dense(spectral_matrix(A, laplacian, **kw))
+    vals, vecs = np.linalg.eigh(M)
+    if laplacian == "unnormalized":
+        lam, V = vals[:m], vecs[:, :m]
+    else:
+        lam, V = vals[::-1][:m], vecs[:, ::-1][:, :m]
+    assert np.all(np.abs(np.diff(vals[::-1][: m + 1] if laplacian != "unnormalized" else vals[: m + 1])) > 1e-6)
+    U = spectral_embedding(A, k, laplacian=laplacian, **kw)  # the solver path of spectral_clusters
+    if laplacian == "regularized":
+        V = V / np.linalg.norm(V, axis=1, keepdims=True)  # its rows are scaled to unit length
+    else:
+        assert np.allclose(np.einsum("ij,ij->j", U, M @ U), lam, atol=1e-8)  # same eigenvalues
+    assert np.allclose(U, _aligned(U, V), atol=1e-6)
+    # the matrix-free operator has the same leading eigenvalues
+    op = spectral_matrix(A, laplacian, operator=True, **kw)
+    mu = sla.eigsh(op, k=m, which="SA" if laplacian == "unnormalized" else "LA", return_eigenvectors=False)
+    assert np.allclose(np.sort(mu), np.sort(lam), atol=1e-8)
+
+
+@pytest.mark.parametrize(
+    "args, kw, msg",
+    [
+        ((np.ones((2, 3)),), {}, "square"),
+        ((np.array([[0, 1.0], [0, 0]]),), {}, "symmetric"),
+        ((np.eye(2), "random-walk"), {}, "laplacian must be one of"),
+        ((np.eye(2), "normalized"), {"tau": 1.0}, "tau applies only"),
+        ((np.eye(2), "regularized"), {"tau": -1.0}, "tau must lie"),
+        ((np.zeros((2, 2)), "regularized"), {"tau": 0.0}, "needs tau > 0"),
+        ((np.eye(2), "centered"), {"observed": np.ones((3, 3))}, "observed must have the shape"),
+        ((np.eye(2),), {"operator": "yes"}, "operator must be True or False"),
+    ],
+)
+def test_spectral_matrix_bad_input(args, kw, msg):
+    with pytest.raises(ValueError, match=msg):
+        spectral_matrix(*args, **kw)
+
+
+def test_check_input_false_gives_the_same_clusters():
+    A = sample_sbm([30, 40, 50], 0.5, 0.05, random_state=0)
+    assert np.array_equal(
+        spectral_clusters(A, 3, random_state=2), spectral_clusters(A, 3, random_state=2, check_input=False)
+    )
+    with pytest.raises(ValueError, match="check_input must be True or False"):
+        spectral_clusters(A, 3, check_input=1)

@@ -1,0 +1,530 @@
+"""The claims ledger: every checkable claim of the source works, and our verdict on it.
+
+A claim is registered with :func:`claim` around a *check*: a function of one
+argument ``quick`` (bool) that computes our value and returns an
+:class:`Outcome`.  :func:`run` runs the checks and returns one
+:class:`Record` per claim; a check that raises becomes a record with status
+``"error"`` and the exception in its note, never a missing row.
+
+Statuses
+--------
+``replicated``      our value agrees with the paper's within the tolerance
+``not_replicated``  our value contradicts the paper's; the note says why
+``partly``          part of the claim holds
+``needs_data``      the data that would settle it was looked for and not found; the note names it
+``error``           the check itself failed (a bug to fix, shown rather than hidden)
+
+Kinds
+-----
+``claim``    a statement of one of the source works (only these count as replications)
+``finding``  a result of this book that the source works do not state (reported apart)
+
+A check that needs data it cannot generate looks for it with :func:`find_data`
+and evaluates it when it is there; only when it is absent does the check
+return :func:`needs_data`.  The status is thus computed, never declared.
+
+The claims live in the submodules of this package (:data:`CLAIM_MODULES` lists
+the chapter groups in reading order; any other submodule is found and
+imported too); importing them registers their claims.
+
+Imports run one way: the claims import the core modules of :mod:`semvar`,
+:mod:`semvar.papers` (the published values) and :mod:`semvar.experiments`;
+nothing outside this package imports it except the command line
+(``python -m semvar replicate``), the tests and the book's scorecard page.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import importlib
+import json
+import math
+import pkgutil
+import re
+import time
+import traceback
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Outcome", "Record", "Claim", "claim", "registry", "run", "format_table", "to_json", "load_records",
+    "scorecard_frame", "compact", "format_value", "counts", "source_work", "scorecard_html", "chapter_titles",
+    "find_data", "data_file", "needs_data", "shared", "STATUSES", "KINDS", "WORKS", "compare", "CLAIM_MODULES",
+]
+
+STATUSES = ("replicated", "not_replicated", "partly", "needs_data", "error")
+KINDS = ("claim", "finding")
+
+CLAIM_MODULES = [
+    "semvar.claims.spectral",      # chapters 1-3: Liu (2025) tables 1-2, figure 1, proposition 2.1
+    "semvar.claims.consistency",   # chapters 4-5: choosing K, the consistency results
+    "semvar.claims.select_k",      # chapter 4: choosing K where semantic entropy is used (5-50 texts)
+    "semvar.claims.selfsim",       # chapter 6: self-similarity
+    "semvar.claims.exchangeable",  # chapters 7-8: Lin, Frei & de la Pena
+    "semvar.claims.conformal",     # chapters 9-10: Ye et al. and the review
+    "semvar.claims.budget",        # chapter 11: judge budget
+    "semvar.claims.realtext",      # chapter 13: real LLM answers (MMLU-Pro)
+]
+
+#: The four source works, in the book's order: (key, short title).
+WORKS = (
+    ("000", "Liu (2025), semantic spectral entropy"),
+    ("002", "LLM self-similarity tutorial"),
+    ("001", "Lin, Frei & de la Peña (2026), exchangeable concentration"),
+    ("003", "Ye et al. (2024) and the set-size review"),
+)
+_PREFIX_WORK = {"liu2025": "000", "budget": "000", "selfsim": "002", "lin2026": "001", "ye2024": "003", "ye_review": "003"}
+
+
+@dataclass
+class Outcome:
+    """What a check found: our value, the status it earns, and a one-line note."""
+
+    our_value: Any
+    status: str
+    note: str = ""
+
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES}, got {self.status!r}")
+
+
+@dataclass
+class Record:
+    """One row of the scorecard (the fields of the design's ledger)."""
+
+    id: str
+    source: str
+    statement: str
+    paper_value: Any
+    our_value: Any
+    tolerance: Any
+    status: str
+    notebook: str
+    note: str
+    seconds: float = field(default=0.0, compare=False)
+    kind: str = "claim"
+
+
+@dataclass
+class Claim:
+    id: str
+    source: str
+    statement: str
+    paper_value: Any
+    tolerance: Any
+    notebook: str
+    check: Callable[[bool], Outcome]
+    kind: str = "claim"
+
+
+_REGISTRY: dict[str, Claim] = {}
+
+
+def claim(id: str, *, source: str, statement: str, paper_value, tolerance=None, notebook: str = "", kind: str = "claim"):
+    """Decorator registering ``check(quick) -> Outcome`` as the check of claim ``id``.
+
+    ``kind`` is ``"claim"`` (a statement of a source work, the default) or
+    ``"finding"`` (a result of this book; reported apart and never counted as
+    a replication).
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+
+    def wrap(fn):
+        if id in _REGISTRY and _REGISTRY[id].check.__qualname__ != fn.__qualname__:
+            raise ValueError(f"claim id {id!r} is registered twice")
+        _REGISTRY[id] = Claim(id, source, statement, paper_value, tolerance, notebook, fn, kind)
+        return fn
+
+    return wrap
+
+
+def _modules() -> list[str]:
+    found = [f"{__name__}.{m.name}" for m in pkgutil.iter_modules(__path__) if not m.name.startswith("_")]
+    return list(CLAIM_MODULES) + sorted(m for m in found if m not in CLAIM_MODULES)
+
+
+def registry() -> dict[str, Claim]:
+    """All registered claims, importing every claims module of this package."""
+    for mod in _modules():
+        importlib.import_module(mod)
+    return dict(sorted(_REGISTRY.items()))
+
+
+def compare(our: float, paper: float, tolerance: float, *, note: str = "") -> Outcome:
+    """Outcome ``replicated`` when ``|our - paper| <= tolerance``, else ``not_replicated``."""
+    ok = abs(float(our) - float(paper)) <= float(tolerance)
+    return Outcome(our, "replicated" if ok else "not_replicated", note)
+
+
+# --------------------------------------------------------------------------- data that settles a claim
+
+#: Exceptions that mean "the data is not here" (anything else is a bug and becomes an ``error`` row).
+ABSENT = (FileNotFoundError, ConnectionError, TimeoutError)
+
+
+def find_data(load: Callable[[], Any], *, absent: tuple = ABSENT) -> tuple[Any, str | None]:
+    """Look for the data a check needs: ``(data, None)`` when ``load()`` finds it, else ``(None, why)``.
+
+    ``load`` is any loader of :mod:`semvar.data` (or a function around one)
+    called with no arguments; it follows the data-directory rule, so a test or
+    a reader supplies the data by putting files in ``$SEMVAR_DATA_DIR``.  Only
+    the exceptions in ``absent`` (a missing file, an unreachable origin;
+    :class:`semvar.data.DataNotFoundError` is a :class:`FileNotFoundError`)
+    count as absence: a loader that finds damaged data raises, and the check
+    becomes an ``error`` row.
+
+    Examples
+    --------
+    >>> find_data(lambda: [1, 2])
+    ([1, 2], None)
+    >>> data, why = find_data(lambda: open("/no/such/file"))
+    >>> data is None and "No such file" in why
+    True
+    """
+    try:
+        return load(), None
+    except absent as exc:  # the data is not there: that is the needs_data case
+        return None, f"{type(exc).__name__}: {exc}".split("\n")[0]
+
+
+def data_file(subdir: str, *files: str) -> Path:
+    """The folder ``<data dir>/subdir`` holding every one of ``files`` (data-directory rule).
+
+    Raises :class:`semvar.data.DataNotFoundError` naming every place searched.
+    A loader for a check's own input files, for use with :func:`find_data`.
+    """
+    from ..data import DataNotFoundError, candidate_dirs, find_data_dir
+
+    folder = find_data_dir(subdir, files)
+    if folder is None:
+        looked = ", ".join(str(d / subdir) for d in candidate_dirs()) or "(no data directory)"
+        raise DataNotFoundError(f"{', '.join(files)} not found in {looked}")
+    return folder
+
+
+def needs_data(what: str, why: str | None = None, *, our_value=None, note: str = "") -> Outcome:
+    """The outcome of a check whose data was looked for and not found.
+
+    ``what`` names the data that would settle the claim and where to put it;
+    ``why`` is the reason :func:`find_data` gave; ``note`` adds what was
+    computed without it.
+    """
+    text = f"needs {what}"
+    if why:
+        text += f" (looked: {why})"
+    if note:
+        text = f"{note}; {text}"
+    return Outcome(our_value, "needs_data", text)
+
+
+# --------------------------------------------------------------------------- running
+
+_SHARED: list = []
+
+
+def shared(fn):
+    """Cache ``fn`` (e.g. a study several checks read) for the length of one :func:`run`.
+
+    :func:`run` empties every such cache when it starts, so a run never sees
+    results computed with other code (the mutation tests replace core functions
+    between runs).
+    """
+    cached = functools.lru_cache(maxsize=None)(fn)
+    _SHARED.append(cached)
+    return cached
+
+
+def _jsonable(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if hasattr(value, "item") and callable(value.item):
+        try:
+            return _jsonable(value.item())
+        except (ValueError, TypeError):
+            pass
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    return value
+
+
+def run(ids=None, *, quick: bool = False, progress: bool = False) -> list[Record]:
+    """Run the checks (all, or those whose id starts with one of ``ids``) and return the records.
+
+    Each check runs with one BLAS/OpenMP thread (``threadpoolctl``): the checks
+    are many small problems, for which thread start-up costs more than it
+    gains, and results then do not depend on the number of cores.
+    """
+    from threadpoolctl import threadpool_limits
+
+    claims = registry()
+    for cached in _SHARED:
+        cached.cache_clear()
+    selected = [c for c in claims.values() if not ids or any(c.id.startswith(i) for i in ids)]
+    if ids and not selected:
+        raise ValueError(f"no claim id starts with any of {list(ids)}; known ids: {list(claims)}")
+    records = []
+    iterator = selected
+    if progress:
+        from tqdm.auto import tqdm
+
+        iterator = tqdm(selected, desc="claims", unit="claim")
+    for c in iterator:
+        t0 = time.perf_counter()
+        try:
+            with threadpool_limits(limits=1):
+                out = c.check(quick)
+            if not isinstance(out, Outcome):
+                raise TypeError(f"check of {c.id} returned {type(out).__name__}, not Outcome")
+            our, status, note = out.our_value, out.status, out.note
+        except Exception as exc:  # noqa: BLE001 - reported, not hidden
+            tb = traceback.extract_tb(exc.__traceback__)[-1]
+            our, status = None, "error"
+            note = f"{type(exc).__name__}: {exc} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})"
+        records.append(
+            Record(c.id, c.source, c.statement, _jsonable(c.paper_value), _jsonable(our),
+                   _jsonable(c.tolerance), status, c.notebook, note, round(time.perf_counter() - t0, 2), c.kind)
+        )
+    return records
+
+
+def counts(records) -> dict[str, dict[str, int]]:
+    """Number of records per kind and status: ``{"claim": {"replicated": 12, ...}, "finding": {...}}``.
+
+    >>> r = [Record("a", "", "", 1, 1, None, "replicated", "", ""),
+    ...      Record("b", "", "", 1, 1, None, "replicated", "", "", kind="finding")]
+    >>> counts(r)["claim"]["replicated"], counts(r)["finding"]["replicated"]
+    (1, 1)
+    """
+    out = {k: {s: 0 for s in STATUSES} for k in KINDS}
+    for r in records:
+        out[r.kind][r.status] += 1
+    return out
+
+
+def _count_line(c: dict[str, int]) -> str:
+    return ", ".join(f"{n} {s}" for s, n in c.items() if n) or "none"
+
+
+def _fmt(v, width=None) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    s = str(v)
+    if width and len(s) > width:
+        s = s[: width - 1] + "…"
+    return s
+
+
+def format_table(records: list[Record], *, width: int = 40) -> str:
+    """A plain-text scorecard: the source works' claims, then the book's own findings, each with counts.
+
+    Only claims count as replications; findings are results of this book
+    that the source works do not state.
+    """
+    head = ("id", "status", "paper", "ours", "note")
+    rows = {k: [(r.id, r.status, _fmt(compact(r.paper_value), 24), _fmt(compact(r.our_value), 24), _fmt(r.note, width))
+                for r in records if r.kind == k] for k in KINDS}
+    every = rows["claim"] + rows["finding"]
+    widths = [max(len(h), *(len(row[i]) for row in every)) if every else len(h) for i, h in enumerate(head)]
+    c = counts(records)
+    titles = {
+        "claim": f"CLAIMS OF THE SOURCE WORKS ({sum(c['claim'].values())}): {_count_line(c['claim'])}",
+        "finding": (f"FINDINGS OF THIS BOOK ({sum(c['finding'].values())}, not counted as replications): "
+                    f"{_count_line(c['finding'])}"),
+    }
+    out = []
+    for k in KINDS:
+        if not rows[k]:
+            continue
+        out += [titles[k], "  ".join(h.ljust(w) for h, w in zip(head, widths)), "  ".join("-" * w for w in widths)]
+        out += ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)) for row in rows[k]]
+        out.append("")
+    n_claims = sum(c["claim"].values())
+    out.append(f"{c['claim']['replicated']} of {n_claims} claims replicated; "
+               f"{sum(c['finding'].values())} findings reported apart" if records else "no claims")
+    return "\n".join(out)
+
+
+def to_json(records: list[Record], *, indent: int = 2) -> str:
+    """The records as a JSON list of objects with the ledger's fields (``kind`` included)."""
+    return json.dumps([asdict(r) for r in records], indent=indent, ensure_ascii=False)
+
+
+def load_records(path) -> list[Record]:
+    """Read records written by ``python -m semvar replicate --out FILE``."""
+    with open(path, encoding="utf-8") as fh:
+        rows = json.load(fh)
+    return [Record(**row) for row in rows]
+
+
+# --------------------------------------------------------------------------- display
+
+def compact(value, width: int = 90) -> str:
+    """A short human-readable rendering of a record value (dicts as ``key: value; ...``).
+
+    >>> compact({"acc": 72.531, "ss": 2.45})
+    'acc: 72.53; ss: 2.45'
+    >>> compact(None)
+    '-'
+    """
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        text = "yes" if value else "no"
+    elif isinstance(value, float):
+        text = f"{value:.4g}"
+    elif isinstance(value, dict):
+        text = "; ".join(f"{k}: {compact(v, width)}" for k, v in value.items())
+    elif isinstance(value, (list, tuple)):
+        text = "[" + ", ".join(compact(v, width) for v in value) + "]"
+    else:
+        text = str(value)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def format_value(value) -> list[str]:
+    """A record value as display lines: one line per top-level key of a dict, nothing cut off.
+
+    >>> format_value({"normalized": {"LLAMA": 0.11, "GPT": 0.0}, "n": 30})
+    ['normalized: LLAMA 0.11, GPT 0', 'n: 30']
+    >>> format_value([0.8107, 0.9894])
+    ['0.8107, 0.9894']
+    """
+    def inner(v) -> str:
+        if isinstance(v, dict):
+            return ", ".join(f"{k} {inner(x)}" for k, x in v.items())
+        if isinstance(v, (list, tuple)):
+            return "[" + ", ".join(inner(x) for x in v) + "]"
+        return compact(v, width=10_000)
+
+    if isinstance(value, dict):
+        return [f"{k}: {inner(v)}" for k, v in value.items()] or ["-"]
+    if isinstance(value, (list, tuple)):
+        return [", ".join(inner(v) for v in value)] or ["-"]
+    return [inner(value)]
+
+
+def source_work(record) -> str:
+    """Key (``"000"``..``"003"``) of the source work a record belongs to (see :data:`WORKS`).
+
+    Read from the seed number in ``record.source`` ("seed 000, ..."), else from the id's prefix.
+    """
+    m = re.search(r"seed (\d{3})", record.source)
+    if m:
+        return m.group(1)
+    return _PREFIX_WORK.get(record.id.split(".")[0], "other")
+
+
+def chapter_titles(root=None) -> dict[str, str]:
+    """Title of every chapter, read from the first heading of ``notebooks/<name>.md``."""
+    root = Path(root) if root is not None else Path(__file__).resolve().parents[2] / "notebooks"
+    titles = {}
+    for md in sorted(root.glob("*.md")):
+        for line in md.read_text(encoding="utf-8").splitlines():
+            if line.startswith("# "):
+                titles[md.stem] = line[2:].strip()
+                break
+    return titles
+
+
+def scorecard_frame(records, *, compact_values: bool = False):
+    """The scorecard as a :class:`pandas.DataFrame` (one row per record, with its ``kind``).
+
+    With ``compact_values`` the paper's and our values are rendered as short
+    strings (see :func:`compact`) for display.
+    """
+    import pandas as pd
+
+    cols = ["id", "kind", "status", "paper_value", "our_value", "tolerance", "note", "notebook", "source", "statement"]
+    frame = pd.DataFrame([{c: getattr(r, c) for c in cols} for r in records], columns=cols)
+    if compact_values:
+        for c in ("paper_value", "our_value", "tolerance"):
+            frame[c] = frame[c].map(compact)
+    return frame
+
+
+#: Badge colours (background, text) per status: readable without colour, since the badge names the status.
+BADGE = {
+    "replicated": ("#d8f0d8", "#1d5c1d"),
+    "not_replicated": ("#f8d7d0", "#8a2b16"),
+    "partly": ("#fcefc7", "#6b5200"),
+    "needs_data": ("#e3e8f4", "#2b3f6b"),
+    "error": ("#f4b6b6", "#7a0000"),
+}
+
+_CSS = """<style>
+.sv-card{border:1px solid #d0d4da;border-radius:6px;padding:.6em .8em;margin:.6em 0;overflow-wrap:anywhere;word-break:break-word;max-width:100%;box-sizing:border-box}
+.sv-card p{margin:.25em 0}
+.sv-head{display:flex;flex-wrap:wrap;gap:.3em .8em;align-items:baseline}
+.sv-id{font-family:monospace;font-weight:600}
+.sv-badge{border-radius:4px;padding:0 .45em;font-size:.85em;font-weight:600;white-space:nowrap}
+.sv-vals{display:grid;grid-template-columns:minmax(4.5em,max-content) 1fr;gap:.15em .6em;margin:.3em 0}
+.sv-vals dt{font-weight:600;color:#444}
+.sv-vals dd{margin:0;min-width:0}
+.sv-card details summary{cursor:pointer;color:#444}
+.sv-src{color:#555;font-size:.9em}
+@media (max-width:600px){.sv-vals{grid-template-columns:1fr}.sv-vals dd{margin:0 0 .3em .8em}}
+</style>"""
+
+
+def _badge(status: str) -> str:
+    bg, fg = BADGE.get(status, ("#eee", "#000"))
+    return f'<span class="sv-badge" style="background:{bg};color:{fg}">{html.escape(status.replace("_", " "))}</span>'
+
+
+def _lines(value) -> str:
+    # long identifiers may break after an underscore
+    return "<br>".join(html.escape(s).replace("_", "_<wbr>") for s in format_value(value))
+
+
+def record_html(record, titles: dict[str, str] | None = None) -> str:
+    """One record as an HTML card: id, verdict badge, statement, the paper's value and ours,
+    a link to the chapter that checks it, and the note in an expandable block."""
+    titles = titles or {}
+    nb = record.notebook
+    chapter = (f'<a href="{html.escape(nb)}.html">{html.escape(titles.get(nb, nb))}</a>' if nb else "-")
+    tol = "" if record.tolerance in (None, "") else f"<dt>decided by</dt><dd>{_lines(record.tolerance)}</dd>"
+    return (
+        f'<div class="sv-card" id="claim-{html.escape(record.id.replace(".", "-"))}">'
+        f'<div class="sv-head"><span class="sv-id">{html.escape(record.id)}</span>{_badge(record.status)}'
+        f'<span class="sv-src">{html.escape(record.source)}</span></div>'
+        f"<p>{html.escape(record.statement)}</p>"
+        f'<dl class="sv-vals"><dt>paper</dt><dd>{_lines(record.paper_value)}</dd>'
+        f"<dt>ours</dt><dd>{_lines(record.our_value)}</dd>{tol}"
+        f"<dt>chapter</dt><dd>{chapter}</dd></dl>"
+        f"<details><summary>note</summary><p>{html.escape(record.note or '-')}</p></details></div>"
+    )
+
+
+def scorecard_html(records, *, kind: str = "claim", titles: dict[str, str] | None = None) -> str:
+    """The records of one ``kind`` as HTML cards grouped by source work, then by chapter.
+
+    Cards wrap at any width (no wide table); each shows the status as a
+    named badge, so the page reads the same without colour.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    titles = chapter_titles() if titles is None else titles
+    chosen = [r for r in records if r.kind == kind]
+    order = [w for w, _ in WORKS] + ["other"]
+    names = dict(WORKS) | {"other": "Other"}
+    parts = [_CSS]
+    for work in order:
+        group = [r for r in chosen if source_work(r) == work]
+        if not group:
+            continue
+        c = {s: sum(r.status == s for r in group) for s in STATUSES}
+        tally = _count_line(c).replace("_", " ")
+        parts.append(f"<h3>{html.escape(names[work])}</h3><p>{len(group)} records: {html.escape(tally)}</p>")
+        for nb in sorted({r.notebook for r in group}):
+            parts.append(f'<h4 class="sv-src">Chapter: {html.escape(titles.get(nb, nb) or "-")}</h4>')
+            parts += [record_html(r, titles) for r in sorted(group, key=lambda r: r.id) if r.notebook == nb]
+    return "\n".join(parts)

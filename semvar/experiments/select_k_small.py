@@ -1,0 +1,277 @@
+"""Choosing K where semantic entropy is used: 5 to 300 texts per prompt (chapter 4 data).
+
+Semantic entropy is computed from a handful of answers per prompt (5-20 is
+typical), with judges as good or as poor as the language models of Liu's
+Table 2.  For every cell of
+
+- ``n`` in 5, 10, 20, 50, 100, 300 texts;
+- the judge: the six ``(p, q)`` of Table 2 (:data:`semvar.papers.PAPER_TABLE2`)
+  and chapter 4's two block models (``p, q`` = 0.3, 0.15, the base of the
+  :mod:`~semvar.experiments.select_k` sweep, and 0.5, 0.1, its worked example);
+- the partition of the texts into meanings (:data:`PARTITIONS`): every
+  answer the same (``K = 1``), three equal meanings, five equal meanings,
+  skewed (0.5, 0.3, 0.2), a majority (0.75, 0.25) and one dominant answer
+  with three rare ones (0.7, 0.1, 0.1, 0.1);
+
+the script draws judged graphs (a stochastic block model with the judge's
+``p`` within and ``q`` between meanings), lets every rule of
+:mod:`semvar.select_k` choose ``K`` (``k_max = 10``, lowered to ``n - 1``)
+and clusters the graph with that ``K`` (Algorithm 1; a text with no TRUE
+verdict is a meaning of its own).  It records ``K_hat`` and the entropy
+error ``|H_hat - H|``, ``H`` the entropy of the true partition.
+
+Rules (:data:`RULES`): ``auto`` (the package default), ``icl`` and ``bic``
+(judge model), ``icl_sbm`` (full block model), ``eigengap``,
+``eigengap_skip1``, ``eigengap_bulk`` (threshold at the noise bulk),
+``bethe_hessian``, ``ncv`` (Chen & Lei), ``ncv_small`` (three splits and the
+one-standard-error rule), ``ecv`` and ``consensus`` (the median of the
+eigengap, ICL and NCV answers on the same graph).
+
+Graphs per cell: :data:`REPS` (30 for ``n <= 20``, 20 for 50, 10 for 100, 4
+for 300), 48 cells per ``n``: 5,952 graphs in all.  Writes ``data/select_k_small.csv`` with one row
+per (cell, graph, rule): ``n, judge, p, q, partition, k_true, h_true, rep,
+rule, k_hat, h_hat, err``.  Run ``python -m semvar.experiments.select_k_small``
+(a few minutes on two cores; ``--n-jobs``, ``--scale`` to change the number
+of graphs, ``--quick`` for a smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from tqdm.auto import tqdm
+
+from ..corpus import realised_sizes
+from ..data import result_path
+from ..entropy import empirical_entropy
+from ..graph import block_labels, sample_sbm
+from ..papers import PAPER_TABLE2
+from ..pipeline import graph_entropy
+from ..select_k import KSelection, auto, bethe_hessian, bic, ecv, eigengap, icl, ncv
+
+__all__ = [
+    "RESULT_FILE", "NS", "JUDGES", "PARTITIONS", "RULES", "REPS", "K_MAX", "SEED",
+    "cell_sizes", "cells", "run_cell", "run_study", "summarise", "main",
+]
+
+RESULT_FILE = "select_k_small.csv"
+NS = (5, 10, 20, 50, 100, 300)
+#: judge name -> (p, q): Liu's Table 2 and chapter 4's two block models
+JUDGES: dict[str, tuple[float, float]] = {
+    **{name.lower(): pq for name, pq in PAPER_TABLE2.items()},
+    "ch4_base": (0.30, 0.15),
+    "ch4_example": (0.50, 0.10),
+}
+#: partition name -> proportions of the meanings
+PARTITIONS: dict[str, tuple[float, ...]] = {
+    "one": (1.0,),
+    "uniform3": (1.0, 1.0, 1.0),
+    "uniform5": (1.0, 1.0, 1.0, 1.0, 1.0),
+    "skewed": (0.5, 0.3, 0.2),
+    "majority": (0.75, 0.25),
+    "dominant": (0.7, 0.1, 0.1, 0.1),
+}
+RULES = (
+    "auto", "icl", "bic", "icl_sbm", "eigengap", "eigengap_skip1", "eigengap_bulk", "bethe_hessian",
+    "ncv", "ncv_small", "ecv", "consensus",
+)
+#: graphs per cell, by n
+REPS = {5: 30, 10: 30, 20: 30, 50: 20, 100: 10, 300: 4}
+K_MAX = 10
+SEED = 1414
+
+
+def cell_sizes(n: int, proportions) -> np.ndarray | None:
+    """Meaning sizes of ``n`` texts in ``proportions`` (largest remainders, each meaning at least one text).
+
+    None when there are fewer texts than meanings.
+
+    >>> cell_sizes(20, (0.7, 0.1, 0.1, 0.1)).tolist()
+    [14, 2, 2, 2]
+    >>> cell_sizes(5, (0.7, 0.1, 0.1, 0.1)).tolist()
+    [2, 1, 1, 1]
+    """
+    K = len(proportions)
+    if n < K:
+        return None
+    try:
+        return realised_sizes(n, proportions)
+    except ValueError:  # a rare meaning would get no text: give each one text, the rest by largest remainders
+        w = np.asarray(proportions, dtype=float) / sum(proportions)
+        exact = (n - K) * w
+        rest = np.floor(exact).astype(np.int64)
+        order = np.lexsort((np.arange(K), -(exact - rest)))
+        rest[order[: n - K - int(rest.sum())]] += 1
+        return rest + 1
+
+
+def cells(ns=NS, judges=None, partitions=None):
+    """The list of ``(n, judge, partition)`` cells (cells with fewer texts than meanings left out)."""
+    judges = list(JUDGES) if judges is None else list(judges)
+    partitions = list(PARTITIONS) if partitions is None else list(partitions)
+    return [(n, j, part) for n in ns for j in judges for part in partitions
+            if cell_sizes(n, PARTITIONS[part]) is not None]
+
+
+def _selections(A: np.ndarray, k_max: int, rng) -> dict:
+    """Every rule's KSelection on one graph (``consensus`` is filled in from the others)."""
+    out = {
+        "auto": auto(A, k_max),
+        "icl": icl(A, k_max),
+        "bic": bic(A, k_max),
+        "icl_sbm": icl(A, k_max, model="sbm"),
+        "eigengap": eigengap(A, k_max),
+        "eigengap_skip1": eigengap(A, k_max, skip_first=True) if k_max >= 2 else eigengap(A, k_max),
+        "eigengap_bulk": eigengap(A, k_max, threshold="bulk"),
+        "bethe_hessian": bethe_hessian(A, k_max),
+    }
+    n = A.shape[0]
+    folds = min(3, n // 2)
+    k_ncv = min(k_max, n - -(-n // folds))
+    # NCV as Chen & Lei run it is the first of the three splits of the small-sample variant
+    small = ncv(A, k_ncv, folds=folds, repeats=3, se_rule=True, random_state=rng)
+    out["ncv_small"] = small
+    first = small.details.get("fold_l2")
+    if first is None:  # too few texts with an edge: both fell back to the connected components
+        out["ncv"] = small
+    else:
+        k_first = int(small.candidates[np.argmin(first[: small.details["folds"]].sum(0))])
+        out["ncv"] = KSelection(k=k_first, candidates=small.candidates, losses=first[: small.details["folds"]].sum(0),
+                                method="ncv", n_singletons=small.n_singletons)
+    try:
+        out["ecv"] = ecv(A, k_max, random_state=rng)
+    except ValueError:  # too few pairs to hold any out (n = 3 or 4): no answer
+        out["ecv"] = None
+    return out
+
+
+def _entropy_with_k(A: np.ndarray, k: int, n_single: int, rng, cache: dict) -> float:
+    """Entropy of Algorithm 1's clusters when ``k`` meanings are chosen and ``n_single`` texts are isolated."""
+    if k not in cache:
+        keep = A.sum(1) > 0
+        labels = np.empty(A.shape[0], dtype=np.int64)
+        kc = k - n_single
+        labels[~keep] = kc + np.arange(n_single)
+        if keep.any():
+            core = A[np.ix_(keep, keep)]
+            labels[keep] = 0 if kc <= 1 else graph_entropy(core, kc, random_state=rng, return_labels=True)[1]
+        cache[k] = empirical_entropy(labels)
+    return cache[k]
+
+
+def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq) -> list[tuple]:
+    """Rows of one cell: ``reps`` graphs, every rule."""
+    p, q = JUDGES[judge]
+    sizes = cell_sizes(n, PARTITIONS[partition])
+    truth = block_labels(sizes)
+    h_true = empirical_entropy(truth)
+    rng = np.random.default_rng(seed_seq)
+    k_max = min(K_MAX, n - 1)
+    rows = []
+    for rep in range(reps):
+        A = sample_sbm(sizes, p, q, random_state=rng).toarray()
+        sel = _selections(A, k_max, rng)
+        n_single = int(np.count_nonzero(A.sum(1) == 0))
+        votes = sorted(sel[r].k for r in ("eigengap", "icl", "ncv"))
+        cache: dict = {}
+        answers = {r: (s.k if s is not None else None) for r, s in sel.items()}
+        answers["consensus"] = votes[1]
+        for rule in RULES:
+            k_hat = answers[rule]
+            if k_hat is None:
+                rows.append((n, judge, p, q, partition, len(sizes), h_true, rep, rule, np.nan, np.nan, np.nan))
+                continue
+            h_hat = _entropy_with_k(A, k_hat, n_single, rng, cache)
+            rows.append((n, judge, p, q, partition, len(sizes), h_true, rep, rule, k_hat, h_hat, abs(h_hat - h_true)))
+    return rows
+
+
+COLUMNS = ["n", "judge", "p", "q", "partition", "k_true", "h_true", "rep", "rule", "k_hat", "h_hat", "err"]
+
+
+def _run_cell_quiet(n, judge, partition, reps, seed_seq):
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1):  # once per cell
+        return run_cell(n, judge, partition, reps, seed_seq)
+
+
+def _indexed(i, task):
+    return i, _run_cell_quiet(*task)
+
+
+def run_study(*, ns=NS, judges=None, partitions=None, reps=None, scale: float = 1.0, n_jobs: int = 2,
+              seed: int = SEED, progress: bool = True) -> pd.DataFrame:
+    """Run every cell and return the long table (rows of finished cells are kept on Ctrl-C).
+
+    ``judges`` and ``partitions`` (names, default all) restrict the grid;
+    ``reps`` maps ``n`` to graphs per cell (default :data:`REPS`), multiplied
+    by ``scale`` (at least one graph).  Cell ``i`` of :func:`cells` uses child
+    ``i`` of ``numpy.random.SeedSequence(seed)``, so the result does not depend
+    on ``n_jobs``.
+    """
+    reps = dict(REPS if reps is None else reps)
+    grid = cells(ns, judges, partitions)
+    children = np.random.SeedSequence(seed).spawn(len(grid))
+    tasks = [(n, j, part, max(1, int(round(reps[n] * scale))), child) for (n, j, part), child in zip(grid, children)]
+    rows: list = []
+    bar = tqdm(total=len(tasks), disable=not progress, desc="cells")
+    try:
+        if n_jobs == 1:
+            for task in tasks:
+                rows.extend(_run_cell_quiet(*task))
+                bar.update()
+        else:
+            from joblib import Parallel, delayed
+
+            # the slow cells (large n) first, so the workers finish together
+            order = sorted(range(len(tasks)), key=lambda i: -tasks[i][0] ** 2 * tasks[i][3])
+            out = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
+                delayed(_indexed)(i, tasks[i]) for i in order
+            )
+            done = {}
+            for i, cell_rows in out:
+                done[i] = cell_rows
+                bar.update()
+            for i in range(len(tasks)):
+                rows.extend(done[i])
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: keeping the {len(rows)} rows of the finished cells", file=sys.stderr)
+    finally:
+        bar.close()
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def summarise(df: pd.DataFrame, by=("n",)) -> pd.DataFrame:
+    """K accuracy and mean entropy error of each rule, grouped by ``by`` (columns: ``(measure, rule)``)."""
+    d = df.dropna(subset=["k_hat"]).assign(correct=lambda x: x.k_hat == x.k_true)
+    g = d.groupby(list(by) + ["rule"])
+    out = pd.DataFrame({"accuracy": g.correct.mean(), "error": g.err.mean()}).unstack("rule")
+    return out
+
+
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m semvar.experiments.select_k_small", description=__doc__.splitlines()[0])
+    ap.add_argument("--n-jobs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--scale", type=float, default=1.0, help="multiply the graphs per cell (default 1)")
+    ap.add_argument("--quick", action="store_true", help="one graph per cell, n <= 20 (a smoke run)")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--out", type=Path, default=None, help=f"output file (default: the project's data/{RESULT_FILE})")
+    args = ap.parse_args(argv)
+    out = args.out if args.out is not None else result_path(RESULT_FILE)
+    if args.quick:
+        df = run_study(ns=(5, 10, 20), reps={5: 1, 10: 1, 20: 1}, n_jobs=args.n_jobs, seed=args.seed)
+    else:
+        df = run_study(scale=args.scale, n_jobs=args.n_jobs, seed=args.seed)
+    df.to_csv(out, index=False, float_format="%.6g")
+    print(f"wrote {len(df)} rows to {out}")
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(summarise(df).round(3))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,540 @@
+"""HTTP to an OpenAI-compatible chat endpoint, with the care a long run needs.
+
+- the API key (argument or ``OPENAI_API_KEY``) is sent only in the
+  ``Authorization`` header: it is never logged, cached, shown in a ``repr``
+  or in an error message, and it is redacted from answers that echo it;
+- the base URL is checked before any request, and HTTP 401/403 and a wrong
+  base URL raise at once with a message that says what to check;
+- HTTP 5xx, 408, 409, 425 and 429 (with ``Retry-After``), timeouts,
+  connection resets and malformed JSON are faults worth retrying
+  (``_Transient``), waited out with exponential backoff and full jitter;
+  a server whose first answers are all HTTP 200 without chat-completions
+  JSON (an HTML page, say) is a wrong URL and stops the run at once;
+- each request has a total deadline (connect, send and the whole answer,
+  however slowly it trickles in) and a cap on the size of the answer;
+  every request in flight can be cancelled at once (:meth:`_ChatClient.abort`);
+- one keep-alive connection per worker thread.
+
+Only the standard library is used (:mod:`http.client`).  Proxies are taken
+from the usual environment variables (``HTTPS_PROXY``, ``HTTP_PROXY``,
+``NO_PROXY``); loopback hosts are always reached directly.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import heapq
+import http.client
+import itertools
+import json
+import socket
+import ssl
+import threading
+import time
+import urllib.request
+from base64 import b64encode
+from urllib.parse import unquote, urlsplit
+
+__all__ = ["LLMJudgeError", "AuthenticationError", "EndpointError"]
+
+_RETRY_STATUS = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
+#: HTTP 200 answers without chat-completions JSON, before any good one, that mean a wrong endpoint
+_BAD_200_LIMIT = 3
+#: characters of a server's text shown in an error message (after the key is redacted)
+_SHOW = 300
+#: shortest piece of the key that is redacted wherever it appears
+_FRAGMENT = 10
+
+
+class LLMJudgeError(RuntimeError):
+    """A fault that retrying cannot fix; the message says what to check."""
+
+
+class AuthenticationError(LLMJudgeError):
+    """The server refused the credentials (HTTP 401 or 403)."""
+
+
+class EndpointError(LLMJudgeError):
+    """The endpoint is wrong or rejects the request (404, connection refused, unknown host, other 4xx)."""
+
+
+class _Secret:
+    """Holds the API key; its repr never shows it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str | None):
+        self.value = value or None
+
+    def __repr__(self) -> str:
+        return "<set>" if self.value else "<none>"
+
+    def __bool__(self) -> bool:
+        return bool(self.value)
+
+
+def _check_key(key: str | None) -> str | None:
+    """Strip surrounding whitespace (a key read from a file keeps its newline); reject what no header can carry.
+
+    ``http.client`` refuses a header value with control characters and echoes
+    the whole value in its error, so the key is checked here, with a message
+    that does not show it.
+    """
+    if key is None:
+        return None
+    key = key.strip()
+    if any(not (0x21 <= ord(c) <= 0x7E) for c in key):
+        raise ValueError(
+            "api_key (or OPENAI_API_KEY) contains spaces, control or non-ASCII characters; an API key is one "
+            "token of printable ASCII characters. Check how the key was copied (the key itself is not shown)."
+        )
+    return key
+
+
+class _Transient(Exception):
+    """A fault worth retrying; ``retry_after`` in seconds when the server said so.
+
+    ``kind`` is a short category (counted in the run's statistics), ``reason``
+    the detail for the log.
+    """
+
+    def __init__(self, reason: str, retry_after: float | None = None, kind: str | None = None):
+        super().__init__(reason)
+        self.reason = reason
+        self.retry_after = retry_after
+        self.kind = kind or reason
+
+
+def redact(text: str, secret: str | None, *, fragment: int = _FRAGMENT) -> str:
+    """``text`` with every piece of ``secret`` of ``fragment`` or more characters replaced by ``***``.
+
+    A server may echo the key whole, cut, or in parts; redacting every run of
+    ``fragment`` consecutive key characters (not only the whole key) leaves no
+    such piece behind.  Redact first, then shorten: a cut made before
+    redaction can split the key so that neither half matches.
+
+    >>> redact("key sk-0123456789abcdef, head sk-01234567, tail 6789abcdef, end 89abcdef", "sk-0123456789abcdef")
+    'key ***, head ***, tail ***, end 89abcdef'
+    """
+    if not secret or not text:
+        return text
+    width = min(fragment, len(secret))
+    hit = bytearray(len(text))
+    for start in range(len(secret) - width + 1):
+        piece = secret[start : start + width]
+        at = text.find(piece)
+        while at >= 0:
+            hit[at : at + width] = b"\x01" * width
+            at = text.find(piece, at + 1)
+    if not any(hit):
+        return text
+    out, i = [], 0
+    while i < len(text):
+        if hit[i]:
+            while i < len(text) and hit[i]:
+                i += 1
+            out.append("***")
+        else:
+            j = i
+            while j < len(text) and not hit[j]:
+                j += 1
+            out.append(text[i:j])
+            i = j
+    return "".join(out)
+
+
+def _shorten(text: str, limit: int = _SHOW) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _retry_after_seconds(value) -> float | None:
+    """Parse a Retry-After header: delta-seconds or an HTTP date."""
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _backoff_delay(rng, attempt: int, base: float, cap: float, retry_after: float | None, max_retry_after: float) -> float:
+    """Seconds to wait before retry ``attempt`` (0, 1, ...).
+
+    Uniform in ``[0, min(cap, base * 2**attempt)]`` (full jitter), and at
+    least the server's ``Retry-After`` (itself capped at ``max_retry_after``).
+    """
+    delay = rng.uniform(0.0, min(cap, base * 2.0**attempt))
+    if retry_after is not None:
+        delay = max(delay, min(retry_after, max_retry_after))
+    return delay
+
+
+def _error_message(data: bytes, secret: str | None = None) -> str:
+    """The server's error text, with ``secret`` redacted *before* it is shortened."""
+    try:
+        obj = json.loads(data)
+        msg = obj["error"]["message"] if isinstance(obj.get("error"), dict) else obj.get("error") or obj
+    except (ValueError, KeyError, TypeError, AttributeError):
+        msg = data.decode("utf-8", "replace")
+    msg = redact(str(msg), secret).strip()
+    return _shorten(msg) if msg else "no message"
+
+
+class _Deadlines:
+    """One daemon thread that shuts down the socket of any request still running at its deadline.
+
+    A socket timeout bounds each read, not the request: a server that sends
+    one byte a second keeps every read short and the request alive for ever.
+    Shutting the socket down from outside ends the request wherever it is
+    (connecting through TLS, sending, reading headers or body).
+    """
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._heap: list = []
+        self._live: dict = {}
+        self._count = itertools.count()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, conn, deadline: float) -> int:
+        with self._cond:
+            token = next(self._count)
+            self._live[token] = [conn, False]
+            heapq.heappush(self._heap, (deadline, token))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._loop, name="llm-judge-deadlines", daemon=True)
+                self._thread.start()
+            self._cond.notify()
+            return token
+
+    def disarm(self, token: int) -> bool:
+        """Forget ``token``; True if its deadline had already passed (its socket was shut down)."""
+        with self._cond:
+            entry = self._live.pop(token, None)
+            return bool(entry and entry[1])
+
+    def _loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._heap:
+                    if not self._cond.wait(5.0) and not self._heap:  # idle: let the thread go
+                        self._thread = None
+                        return
+                deadline, token = self._heap[0]
+                entry = self._live.get(token)
+                if entry is None:
+                    heapq.heappop(self._heap)
+                    continue
+                wait = deadline - time.monotonic()
+                if wait > 0:
+                    self._cond.wait(wait)
+                    continue
+                heapq.heappop(self._heap)
+                entry[1] = True
+                conn = entry[0]
+            _shut(conn)
+
+
+def _shut(conn) -> None:
+    """Shut down the socket of ``conn`` (if it has one): any blocked send or receive returns at once."""
+    sock = getattr(conn, "sock", None)
+    if sock is not None:
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+_LOOPBACK = ("localhost", "127.0.0.1", "::1")
+
+
+def _proxy_for(scheme: str, host: str):
+    """``(proxy_host, proxy_port, headers)`` from HTTP(S)_PROXY / NO_PROXY, or None.
+
+    Loopback hosts never go through a proxy (a proxy cannot reach your
+    localhost).  Proxy credentials in the URL become a Proxy-Authorization
+    header; like the API key they are never shown.
+    """
+    if host in _LOOPBACK or host.startswith("127."):
+        return None
+    proxies = urllib.request.getproxies_environment()
+    url = proxies.get(scheme)
+    if not url or urllib.request.proxy_bypass_environment(host, proxies):
+        return None
+    if "://" not in url:
+        url = "http://" + url
+    parts = urlsplit(url)
+    if not parts.hostname:
+        return None
+    headers = {}
+    if parts.username is not None:
+        token = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+        headers["Proxy-Authorization"] = "Basic " + b64encode(token).decode("ascii")
+    return _Proxy(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80), headers)
+
+
+class _Proxy(tuple):
+    """``(host, port, headers)`` of a proxy; its repr hides the headers (they may hold credentials)."""
+
+    def __new__(cls, host: str, port: int, headers: dict):
+        return super().__new__(cls, (host, port, headers))
+
+    def __repr__(self) -> str:
+        return f"<proxy {self[0]}:{self[1]}>"
+
+    __str__ = __repr__
+
+
+def _check_base_url(base_url):
+    if not isinstance(base_url, str) or not base_url.strip():
+        raise ValueError(f"base_url must be a URL such as 'http://localhost:8000/v1', got {base_url!r}")
+    url = base_url.strip().rstrip("/")
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"base_url must start with http:// or https:// and name a host, got {base_url!r}")
+    if parts.username or parts.password:
+        raise ValueError("base_url must not carry credentials; pass the key as api_key or OPENAI_API_KEY")
+    if parts.query or parts.fragment:
+        raise ValueError(f"base_url must not have a query or fragment, got {base_url!r}")
+    if parts.path.endswith("/chat/completions"):
+        raise ValueError(
+            f"base_url is the API root without the endpoint: use {url[: -len('/chat/completions')]!r}, "
+            f"not {base_url!r}"
+        )
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    return url, parts.scheme, parts.hostname, port, parts.path + "/chat/completions"
+
+
+class _ChatClient:
+    """The HTTP side of a judge: connections, headers, one chat-completions request at a time per thread.
+
+    Takes arguments already checked (``endpoint`` from :func:`_check_base_url`,
+    ``proxy`` from :func:`_proxy_for`, ``key`` from :func:`_check_key`); the
+    model name only enters error messages.  ``timeout`` is a total deadline
+    per request; an answer longer than ``max_response_bytes`` is refused
+    unread.
+    """
+
+    def __init__(self, endpoint, proxy, key: _Secret, timeout: float, model: str, max_response_bytes: int = 1 << 20):
+        self.base_url, self._scheme, self._host, self._port, self._path = endpoint
+        self._proxy = proxy
+        self._key = key
+        self.timeout = timeout
+        self.model = model
+        self.max_response_bytes = max_response_bytes
+        self._local = threading.local()
+        self._conns: list = []
+        self._conns_lock = threading.Lock()
+        self._connected_once = False
+        self._deadlines = _Deadlines()
+        self._active: dict = {}  # thread id -> connection with a request in flight
+        self._aborted = False
+        self._good_200 = False
+        self._bad_200 = 0
+
+    @property
+    def url(self) -> str:
+        """The endpoint every request goes to."""
+        return f"{self.base_url}/chat/completions"
+
+    @property
+    def proxy(self):
+        """The proxy requests go through (its repr hides credentials), or None."""
+        return self._proxy
+
+    @property
+    def key(self) -> _Secret:
+        """The API key, wrapped so that its repr never shows it."""
+        return self._key
+
+    def _connection(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            host, port = (self._host, self._port) if self._proxy is None else self._proxy[:2]
+            if self._scheme == "https":
+                conn = http.client.HTTPSConnection(host, port, timeout=self.timeout, context=ssl.create_default_context())
+                if self._proxy is not None:  # tunnel through the proxy with CONNECT
+                    conn.set_tunnel(self._host, self._port, headers=self._proxy[2])
+            else:
+                conn = http.client.HTTPConnection(host, port, timeout=self.timeout)
+            self._local.conn = conn
+            with self._conns_lock:
+                self._conns.append(conn)
+        return conn
+
+    def _drop_connection(self) -> None:
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def close(self) -> None:
+        """Close every open connection (of all worker threads)."""
+        with self._conns_lock:
+            for conn in self._conns:
+                try:
+                    conn.close()
+                except OSError:  # pragma: no cover - a socket already torn down
+                    pass
+            self._conns.clear()
+
+    def reset(self) -> None:
+        """Allow requests again after :meth:`abort`."""
+        self._aborted = False
+
+    def abort(self) -> None:
+        """Cancel every request in flight: their sockets are shut down and they raise at once."""
+        self._aborted = True
+        with self._conns_lock:
+            active = list(self._active.values())
+        for conn in active:
+            _shut(conn)
+
+    def _headers(self) -> dict:
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self._key:
+            headers["Authorization"] = "Bearer " + self._key.value
+        if self._proxy is not None and self._scheme == "http":
+            headers.update(self._proxy[2])
+        return headers
+
+    def _redact(self, text: str) -> str:
+        return redact(text, self._key.value)
+
+    def _read_body(self, resp) -> bytes | None:
+        """The whole body, or None when it is longer than ``max_response_bytes`` (then it is not read)."""
+        cap = self.max_response_bytes
+        length = resp.getheader("Content-Length")
+        try:
+            if length is not None and int(length) > cap:
+                return None
+        except ValueError:
+            pass
+        chunks, total = [], 0
+        while True:
+            chunk = resp.read(min(1 << 16, cap + 1 - total))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            total += len(chunk)
+            if total > cap:
+                return None
+
+    def complete(self, payload: bytes) -> str:
+        """One chat-completions request; returns the answer text (key redacted) or raises _Transient / LLMJudgeError."""
+        if self._aborted:
+            raise _Transient("cancelled", kind="cancelled")
+        conn = self._connection()
+        me = threading.get_ident()
+        deadline = time.monotonic() + self.timeout
+        conn.timeout = self.timeout  # bounds the connect; the deadline bounds everything
+        if conn.sock is not None:
+            conn.sock.settimeout(self.timeout)
+        with self._conns_lock:
+            self._active[me] = conn
+        token = self._deadlines.arm(conn, deadline)
+        expired = False
+        try:
+            target = self._path
+            if self._proxy is not None and self._scheme == "http":  # a forward proxy wants the absolute URL
+                target = f"http://{self._host}:{self._port}{self._path}"
+            conn.request("POST", target, body=payload, headers=self._headers())
+            resp = conn.getresponse()
+            status = resp.status
+            retry_after = _retry_after_seconds(resp.getheader("Retry-After"))
+            content_type = resp.getheader("Content-Type") or "no Content-Type"
+            data = self._read_body(resp)
+            if data is None or resp.will_close:
+                self._drop_connection()
+            if self._deadlines.disarm(token):  # cut off at the deadline: a body read to EOF may be short
+                raise TimeoutError
+            if self._aborted:
+                raise ConnectionAbortedError
+        except TimeoutError:
+            self._drop_connection()
+            raise _Transient(f"no complete answer within {self.timeout:g} s", kind="timeout") from None
+        except ConnectionRefusedError:
+            self._drop_connection()
+            if not self._connected_once:
+                if self._proxy is not None:
+                    raise EndpointError(
+                        f"could not connect to the proxy {self._proxy[0]}:{self._proxy[1]} (from the environment "
+                        f"variables {self._scheme.upper()}_PROXY / {self._scheme}_proxy) to reach {self.url}: "
+                        "connection refused. Check the proxy setting, or list the host in NO_PROXY."
+                    ) from None
+                raise EndpointError(
+                    f"could not connect to {self.url}: connection refused. Check that the server is running and "
+                    f"listening on {self._host}:{self._port}, and that base_url is right."
+                ) from None
+            raise _Transient("connection refused", kind="connection refused") from None
+        except socket.gaierror:
+            self._drop_connection()
+            raise EndpointError(
+                f"could not resolve the host {self._host!r} of {self.url}. Check base_url for typos and your network."
+            ) from None
+        except ssl.SSLCertVerificationError as exc:
+            self._drop_connection()
+            raise EndpointError(f"TLS certificate check failed for {self.url}: {exc.verify_message}") from None
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            self._drop_connection()
+            expired = self._deadlines.disarm(token)
+            if self._aborted:
+                raise _Transient("cancelled", kind="cancelled") from None
+            if expired:
+                raise _Transient(f"no complete answer within {self.timeout:g} s", kind="timeout") from None
+            raise _Transient(f"connection fault ({type(exc).__name__})", kind="connection fault") from None
+        finally:
+            self._deadlines.disarm(token)
+            with self._conns_lock:
+                self._active.pop(me, None)
+        self._connected_once = True
+        if data is None:
+            raise _Transient(
+                f"HTTP {status} with an answer longer than {self.max_response_bytes} bytes (not read)",
+                kind=f"answer longer than {self.max_response_bytes} bytes",
+            )
+        if status == 200:
+            try:
+                content = json.loads(data)["choices"][0]["message"]["content"]
+            except (ValueError, KeyError, IndexError, TypeError):
+                snippet = _shorten(" ".join(self._redact(data.decode("utf-8", "replace")).split()), 80)
+                self._note_bad_200(f"{content_type}: {snippet!r}")
+                raise _Transient("malformed JSON in a 200 response", kind="malformed JSON in a 200 response") from None
+            self._good_200 = True
+            return self._redact(content if isinstance(content, str) else repr(content))
+        message = _error_message(data, self._key.value)
+        if status in (401, 403):
+            raise AuthenticationError(
+                f"{self.url} answered HTTP {status} ({message}): the server refused the credentials. Check the API "
+                "key (the api_key argument or the OPENAI_API_KEY environment variable"
+                + ("" if self._key else "; none was given")
+                + f") and that it may use the model {self.model!r}."
+            )
+        if status == 404:
+            raise EndpointError(
+                f"{self.url} answered HTTP 404 ({message}). Check base_url (it is the API root, for most servers "
+                f"ending in /v1, e.g. http://localhost:8000/v1; /chat/completions is appended) and that the server "
+                f"serves a model named {self.model!r} (GET {self.base_url}/models lists them)."
+            )
+        if status in _RETRY_STATUS:
+            raise _Transient(f"HTTP {status}", retry_after)
+        raise EndpointError(f"{self.url} rejected the request with HTTP {status}: {message}")
+
+    def _note_bad_200(self, what: str) -> None:
+        """Count an HTTP 200 that is not a chat completion; before any good one, a few of them mean a wrong URL."""
+        with self._conns_lock:
+            self._bad_200 += 1
+            fatal = not self._good_200 and self._bad_200 >= _BAD_200_LIMIT
+        if fatal:
+            raise EndpointError(
+                f"{self.url} answered HTTP 200 to the first {_BAD_200_LIMIT} requests, but not with chat-completions "
+                f"JSON (last: {what}). This is not an OpenAI-compatible chat endpoint: check base_url (the API root, "
+                "for most servers ending in /v1, e.g. http://localhost:8000/v1; /chat/completions is appended), and "
+                "that no proxy or login page answers in its place."
+            )

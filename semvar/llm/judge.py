@@ -1,0 +1,580 @@
+"""An LLM as the judge ``e(t_i, t_j)``: :class:`LLMJudge`, for any OpenAI-compatible chat endpoint.
+
+Liu (2025, section 2.1 and appendix C) asks a language model, for every pair
+of texts, whether each implies the other, and reads the verdict from the first
+word of the answer.  :class:`LLMJudge` does this over HTTP and behaves like
+client code that has to survive a long run:
+
+- an answer that does not start with TRUE or FALSE is asked again; when the
+  retries run out the pair is *unjudged* and masked in the returned
+  :class:`numpy.ma.MaskedArray` -- never silently read as FALSE;
+- faults are retried with backoff (:mod:`semvar.llm.client`); at most
+  ``concurrency`` requests are in flight, each with a total deadline;
+- every finished call is committed to the cache (:mod:`semvar.llm.cache`)
+  before the worker starts its next call, and the verdict returned is the
+  one the cache holds; processes sharing a cache do not repeat a call that
+  another has in flight;
+- an interrupt (Ctrl-C) cancels the requests in flight at once: finished
+  calls are already committed, and a second interrupt is not delayed;
+- a pair of identical texts is TRUE without a request, and a pair asked
+  twice is one call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import itertools
+import json
+import logging
+import os
+import queue
+import random
+import threading
+import time
+from collections import Counter, deque
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from .._validation import check_int, check_pairs, check_real
+from .cache import CacheError, VerdictCache, owner_id
+from .client import _backoff_delay, _ChatClient, _check_base_url, _check_key, _proxy_for, _Secret, _Transient
+from .prompts import PROMPTS, _check_template, parse_verdict, render_prompt
+
+__all__ = ["LLMJudge", "JudgeStats"]
+
+logger = logging.getLogger(__name__)
+
+
+class _Cancelled(Exception):
+    pass
+
+
+_DEFER = object()  # another process has the call in flight: look again later
+#: seconds a finished worker waits for the others to commit after an interrupt
+_GRACE = 1.0
+
+
+@dataclass
+class JudgeStats:
+    """Counts of the most recent :meth:`LLMJudge.pairs` call.
+
+    Attributes
+    ----------
+    pairs : rows asked for; unique : distinct (model, prompt, ordered text pair) keys among them;
+    identical : rows whose two texts are the same string (TRUE without a request);
+    cached : keys answered from the cache; shared : keys another process sharing the cache answered
+    while this call waited for it; done : keys judged by a request in this call;
+    retried : keys that needed at least one retry; retries : retry attempts in all;
+    unjudged : keys still without a verdict when their retries ran out;
+    unjudged_reasons : the last fault of each unjudged key, counted by kind;
+    uncached : keys judged in this call that the cache could not store (it stayed locked);
+    requests : HTTP requests sent.
+    """
+
+    pairs: int = 0
+    unique: int = 0
+    identical: int = 0
+    cached: int = 0
+    shared: int = 0
+    done: int = 0
+    retried: int = 0
+    retries: int = 0
+    unjudged: int = 0
+    unjudged_reasons: dict = field(default_factory=dict)
+    uncached: int = 0
+    requests: int = 0
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+    def why_unjudged(self) -> str:
+        """The reasons pairs were left unjudged, e.g. ``"3 x unparseable answer, 1 x HTTP 500"``."""
+        return ", ".join(f"{n} x {kind}" for kind, n in sorted(self.unjudged_reasons.items(), key=lambda kv: -kv[1]))
+
+
+class LLMJudge:
+    """Ask an OpenAI-compatible chat endpoint whether two texts mean the same (Liu 2025, appendix C).
+
+    Parameters
+    ----------
+    base_url : str
+        The API root, e.g. ``https://api.openai.com/v1`` or
+        ``http://localhost:8000/v1`` (vLLM); requests go to
+        ``{base_url}/chat/completions``.
+    model : str
+        The model name the server knows.
+    api_key : str, optional
+        Sent as ``Authorization: Bearer ...``.  Defaults to the environment
+        variable ``OPENAI_API_KEY``; with neither, or with ``api_key=""``, no
+        header is sent (local servers usually need none).
+    prompt : str
+        ``"liu2025"`` or ``"liu2025_format"`` (appendix C, first and second
+        prompt), or a template containing ``{text_A}`` and ``{text_B}``.
+    cache_path : str or os.PathLike, optional
+        SQLite file of finished calls (see :class:`VerdictCache`).  Without it
+        nothing persists between runs.
+    timeout : float
+        Seconds allowed for one request in all: connecting, sending and
+        receiving the whole answer (a deadline, not a limit per read, so a
+        server that trickles its answer out cannot hold a call longer).
+    max_retries : int
+        Retries per pair after the first request (for faults and for
+        unparseable answers together).  When they run out the pair is unjudged.
+    concurrency : int
+        Requests in flight at most.
+    temperature, max_tokens : optional
+        Sent with each request when given; otherwise the server's defaults
+        apply.  They are not part of the cache key.
+    backoff_base, backoff_max : float
+        Retry ``r`` (0, 1, ...) waits a uniform time in
+        ``[0, min(backoff_max, backoff_base * 2**r)]`` (full jitter), and at
+        least the server's ``Retry-After``.
+    max_retry_after : float
+        Upper limit on a ``Retry-After`` wait.
+    max_response_bytes : int
+        Longest answer read; a longer one is refused unread (a fault).
+    lock_timeout : float
+        Seconds to wait for another process's lock on the cache file.
+    progress : bool
+        Show a tqdm bar with counts of done / cached / retried / unjudged.
+    random_state : None or int
+        Seeds the jitter.
+
+    Attributes
+    ----------
+    stats : JudgeStats
+        Counts of the most recent :meth:`pairs` call, including ``requests``.
+    template : str
+        The prompt template in use.
+
+    Raises
+    ------
+    ValueError
+        For a malformed ``base_url``, an unknown prompt name or a template
+        without both placeholders, or out-of-range numbers.
+    CacheError
+        When ``cache_path`` cannot be used (see :class:`VerdictCache`).
+
+    Notes
+    -----
+    A verdict is a draw of the Bernoulli variable ``e(t_i, t_j)`` of Liu
+    (2025, eqs. 2-4).  The cache stores the first draw for each ordered pair
+    and returns it from then on, so a resumed or repeated run sees the same
+    graph; delete the cache (or change the model or prompt) for fresh draws.
+    Pairs ``(i, j)`` and ``(j, i)`` are different calls, as in the paper's
+    Algorithm 1, which asks about every ordered pair.  A pair of identical
+    strings is TRUE without a call (a text means what it means).
+
+    References
+    ----------
+    Liu (2025), "A statistically consistent measure of semantic variability
+    using language models", arXiv:2502.00507, section 2.1 and appendix C.
+
+    Examples
+    --------
+    Against the simulated endpoint of :mod:`semvar.testing` (a local
+    server that answers from known labels, not a language model):
+
+    >>> from semvar.testing import SimulatedEndpoint
+    >>> texts = ["John likes caving and rowing.", "John likes sculling and spelunking.", "John likes reading."]
+    >>> with SimulatedEndpoint(dict(zip(texts, [0, 0, 1]))) as ep:
+    ...     judge = LLMJudge(ep.base_url, "simulated", api_key="", progress=False)
+    ...     verdicts = judge.pairs(texts, [[0, 1], [0, 2], [1, 2]])
+    >>> verdicts.tolist(), judge.stats.requests
+    ([True, False, False], 3)
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        model: str,
+        *,
+        api_key: str | None = None,
+        prompt: str = "liu2025",
+        cache_path=None,
+        timeout: float = 30.0,
+        max_retries: int = 5,
+        concurrency: int = 8,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        backoff_base: float = 0.5,
+        backoff_max: float = 30.0,
+        max_retry_after: float = 120.0,
+        max_response_bytes: int = 1 << 20,
+        lock_timeout: float = 30.0,
+        progress: bool = True,
+        random_state: int | None = None,
+    ):
+        endpoint = _check_base_url(base_url)
+        proxy = _proxy_for(endpoint[1], endpoint[2])
+        self.base_url = endpoint[0]
+        if not isinstance(model, str) or not model.strip():
+            raise ValueError(f"model must be a non-empty string, got {model!r}")
+        self.model = model
+        self.prompt = prompt if isinstance(prompt, str) and prompt in PROMPTS else "custom"
+        self.template = _check_template(prompt)
+        if api_key is None:
+            api_key = os.environ.get("OPENAI_API_KEY")
+        if api_key is not None and not isinstance(api_key, str):
+            raise ValueError(f"api_key must be a string or None, got {type(api_key).__name__}")
+        key = _Secret(_check_key(api_key))
+        self.timeout = check_real(timeout, "timeout", low=0.0, low_open=True)
+        self.max_retries = check_int(max_retries, "max_retries", low=0)
+        self.concurrency = check_int(concurrency, "concurrency", low=1, high=256)
+        self.temperature = None if temperature is None else check_real(temperature, "temperature", low=0.0)
+        self.max_tokens = None if max_tokens is None else check_int(max_tokens, "max_tokens", low=1)
+        self.backoff_base = check_real(backoff_base, "backoff_base", low=0.0)
+        self.backoff_max = check_real(backoff_max, "backoff_max", low=0.0)
+        self.max_retry_after = check_real(max_retry_after, "max_retry_after", low=0.0)
+        self.max_response_bytes = check_int(max_response_bytes, "max_response_bytes", low=1)
+        self.lock_timeout = check_real(lock_timeout, "lock_timeout", low=0.0)
+        if not isinstance(progress, bool):
+            raise ValueError(f"progress must be True or False, got {progress!r}")
+        self.progress = progress
+        if random_state is not None:
+            check_int(random_state, "random_state", low=0)
+        self._random = random.Random(random_state)
+        self.cache = None if cache_path is None else VerdictCache(cache_path, lock_timeout=self.lock_timeout)
+        self._template_sha = hashlib.sha256(self.template.encode("utf-8")).hexdigest()
+        if self.cache is not None:
+            try:
+                self.cache.add_template(self.template)
+            except CacheError:
+                self.cache.close()
+                raise
+        self._client = _ChatClient(endpoint, proxy, key, self.timeout, self.model, self.max_response_bytes)
+        self.stats = JudgeStats()
+        self._stats_lock = threading.Lock()
+        self._stop = threading.Event()
+        self._claims_off = False
+
+    # ------------------------------------------------------------------ public
+    @property
+    def url(self) -> str:
+        """The endpoint every request goes to."""
+        return self._client.url
+
+    def __repr__(self) -> str:
+        cache = None if self.cache is None else self.cache.path
+        return (
+            f"LLMJudge(base_url={self.base_url!r}, model={self.model!r}, prompt={self.prompt!r}, "
+            f"api_key={self._client.key!r}, cache_path={cache!r}, concurrency={self.concurrency})"
+        )
+
+    def close(self) -> None:
+        """Close the cache file and any open connections.
+
+        Does not wait more than a moment for a worker left behind by an
+        interrupt (it may be waiting for a locked cache).
+        """
+        self._client.close()
+        if self.cache is not None:
+            self.cache.close(wait=_GRACE)
+
+    def __enter__(self) -> LLMJudge:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def pairs(self, texts: Sequence[str], pairs) -> np.ma.MaskedArray:
+        """Judge each row ``(i, j)`` of ``pairs``: does ``texts[i]`` mean the same as ``texts[j]``?
+
+        Parameters
+        ----------
+        texts : sequence of str
+        pairs : array-like of shape (m, 2), integer indices into ``texts``
+            Ordered pairs: ``texts[i]`` fills TEXT A, ``texts[j]`` TEXT B.
+
+        Returns
+        -------
+        numpy.ma.MaskedArray of bool, shape (m,)
+            The verdicts; entries whose retries ran out are masked (unjudged;
+            :attr:`stats` says why).  A row whose two texts are the same
+            string is TRUE without a request; rows that repeat a pair share
+            one call.
+
+        Raises
+        ------
+        ValueError
+            For texts that are not strings or malformed pairs.
+        AuthenticationError
+            HTTP 401/403: check the API key.
+        EndpointError
+            Wrong base URL or model (HTTP 404), connection refused or unknown
+            host, another request the server rejects (4xx), or HTTP 200
+            answers that are not chat-completions JSON from the start.
+        CacheError
+            When the cache cannot be read.  A finished call that cannot be
+            stored (the file stays locked) is returned, counted in
+            ``stats.uncached`` and logged, not lost.
+        KeyboardInterrupt
+            Passed on after the requests in flight are cancelled; every call
+            that finished before is in the cache.
+        """
+        if isinstance(texts, str):
+            raise ValueError("texts must be a sequence of strings, got a single string")
+        texts = list(texts)
+        bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
+        if bad:
+            raise ValueError(f"texts must be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}")
+        P = check_pairs(pairs, len(texts))
+        m = P.shape[0]
+        # distinct texts, then distinct ordered pairs of distinct texts: one key per call, however often asked
+        index: dict[str, int] = {}
+        codes = np.fromiter((index.setdefault(t, len(index)) for t in texts), dtype=np.int64, count=len(texts))
+        distinct = list(index)
+        C = codes[P] if m else np.zeros((0, 2), dtype=np.int64)
+        same = C[:, 0] == C[:, 1]
+        flat = C[~same, 0] * len(distinct) + C[~same, 1]
+        calls, inverse = np.unique(flat, return_inverse=True)
+        first, second = np.divmod(calls, len(distinct)) if calls.size else (calls, calls)
+        keys = [
+            VerdictCache.key(self.model, self.template, distinct[i], distinct[j])
+            for i, j in zip(first.tolist(), second.tolist())
+        ]
+        self.stats = JudgeStats(pairs=m, unique=len(keys), identical=int(same.sum()))
+        results: dict[str, bool | None] = {}
+        if self.cache is not None and keys:
+            results.update(self.cache.get_many(keys))
+        self.stats.cached = len(results)
+        jobs = {k: (distinct[i], distinct[j]) for k, i, j in zip(keys, first.tolist(), second.tolist()) if k not in results}
+        if jobs:
+            results.update(self._run(list(jobs), jobs))
+        got = np.array([results.get(k) for k in keys], dtype=object)
+        known = np.array([v is not None for v in got], dtype=bool)
+        value = np.array([bool(v) for v in got], dtype=bool)
+        data = np.ones(m, dtype=bool)
+        mask = np.zeros(m, dtype=bool)
+        data[~same] = value[inverse] if calls.size else False
+        mask[~same] = ~known[inverse] if calls.size else False
+        return np.ma.MaskedArray(data, mask=mask)
+
+    # ------------------------------------------------------------------ machinery
+    def _run(self, todo: list[str], jobs: dict[str, tuple[str, str]]) -> dict[str, bool | None]:
+        """Judge the keys of ``todo`` with ``concurrency`` worker threads; see :meth:`pairs`.
+
+        The workers are daemon threads fed from a queue.  An interrupt or a
+        fatal error stops them handing out work, cancels the requests in
+        flight (their sockets are shut down), waits at most ``_GRACE``
+        seconds for calls being committed, and re-raises.
+        """
+        from tqdm.auto import tqdm
+
+        stop = threading.Event()
+        self._stop = stop
+        self._claims_off = False
+        self._client.reset()
+        owner = owner_id()
+        out: dict[str, bool | None] = {}
+        ready = deque(todo)
+        later: list = []  # (not before, sequence, key): calls another process has in flight
+        order = itertools.count()
+        defers: Counter = Counter()
+        cond = threading.Condition()
+        pending = [len(todo)]
+        results: queue.Queue = queue.Queue()
+
+        def take():
+            with cond:
+                while True:
+                    if stop.is_set() or pending[0] == 0:
+                        return None
+                    if ready:
+                        return ready.popleft()
+                    now = time.monotonic()
+                    if later and later[0][0] <= now:
+                        return heapq.heappop(later)[2]
+                    cond.wait(min(0.25, later[0][0] - now) if later else 0.25)
+
+        def worker():
+            try:
+                while True:
+                    key = take()
+                    if key is None:
+                        return
+                    try:
+                        verdict = self._judge_one(key, *jobs[key], stop, owner)
+                    except _Cancelled:
+                        return
+                    except BaseException as exc:  # a fatal error: hand it to the caller
+                        results.put(("error", exc))
+                        return
+                    if verdict is _DEFER:
+                        with cond:
+                            defers[key] += 1
+                            heapq.heappush(later, (time.monotonic() + min(2.0, 0.05 * 2 ** defers[key]), next(order), key))
+                            cond.notify()
+                        continue
+                    results.put(("ok", key, verdict))
+                    with cond:
+                        pending[0] -= 1
+                        if pending[0] == 0:
+                            cond.notify_all()
+            finally:
+                results.put(("exit",))
+
+        bar = tqdm(
+            total=self.stats.unique,
+            initial=self.stats.cached,
+            desc="judge",
+            unit="pair",
+            disable=not self.progress,
+            dynamic_ncols=True,
+        )
+        threads = [
+            threading.Thread(target=worker, name=f"llm-judge-{i}", daemon=True)
+            for i in range(min(self.concurrency, len(todo)))
+        ]
+        try:
+            for t in threads:
+                t.start()
+            running = len(threads)
+            while running and len(out) < len(todo):
+                try:
+                    item = results.get(timeout=0.25)
+                except queue.Empty:
+                    continue
+                if item[0] == "exit":
+                    running -= 1
+                elif item[0] == "error":
+                    raise item[1]
+                else:
+                    out[item[1]] = item[2]
+                    bar.update(1)
+                    if self.progress:
+                        st = self.stats
+                        bar.set_postfix(
+                            done=st.done, cached=st.cached + st.shared, retried=st.retried, unjudged=st.unjudged,
+                            refresh=False,
+                        )
+        except BaseException:
+            # an interrupt or a fatal error: hand out no more work and cancel the requests in flight;
+            # finished calls are committed by their workers, which get a moment to do so
+            stop.set()
+            with cond:
+                cond.notify_all()
+            self._client.abort()
+            until = time.monotonic() + _GRACE
+            for t in threads:
+                t.join(max(0.0, until - time.monotonic()))
+            raise
+        finally:
+            stop.set()
+            bar.close()
+            self._client.close()
+        if self.stats.unjudged:
+            logger.warning(
+                "%d of %d pairs are unjudged after %d retries each (%s); they are masked, not read as FALSE",
+                self.stats.unjudged,
+                self.stats.unique,
+                self.max_retries,
+                self.stats.why_unjudged(),
+            )
+        if self.stats.uncached:
+            logger.warning(
+                "%d finished calls could not be stored in the cache %s; they count in this result and will be "
+                "asked again next time",
+                self.stats.uncached,
+                None if self.cache is None else self.cache.path,
+            )
+        return out
+
+    def _claim(self, key: str, owner: str, seconds: float):
+        """Claim ``key`` in the cache; a cache that fails here is reported once and then not used for claims."""
+        if self._claims_off:
+            return "unclaimed", None
+        try:
+            return self.cache.claim(key, owner, seconds)
+        except CacheError as exc:
+            if not self._claims_off:
+                self._claims_off = True
+                logger.warning("could not coordinate with other processes through the cache: %s", exc)
+            return "unclaimed", None
+
+    def _judge_one(self, key: str, a: str, b: str, stop: threading.Event, owner: str):
+        """Ask about one key until it has a verdict, its retries run out (None), or it is another's (_DEFER)."""
+        body = {"model": self.model, "messages": [{"role": "user", "content": render_prompt(self.template, a, b)}]}
+        if self.temperature is not None:
+            body["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            body["max_tokens"] = self.max_tokens
+        payload = json.dumps(body).encode("utf-8")
+        cache = self.cache
+        lease = self.timeout + 10.0
+        claimed = False
+        attempt = 0
+        try:
+            while True:
+                if stop.is_set():
+                    raise _Cancelled()
+                if cache is not None:
+                    state, stored = self._claim(key, owner, lease)
+                    if state == "stored":  # another process sharing the cache answered it
+                        with self._stats_lock:
+                            self.stats.shared += 1
+                        return stored
+                    if state == "busy":
+                        return _DEFER
+                    claimed = state == "claimed"
+                try:
+                    verdict, answer = self._ask(payload)
+                    if verdict is None:
+                        raise _Transient(
+                            "unparseable answer " + repr(answer[:60] if isinstance(answer, str) else answer),
+                            kind="unparseable answer",
+                        )
+                except _Transient as exc:
+                    if stop.is_set():
+                        raise _Cancelled() from None
+                    if attempt >= self.max_retries:
+                        with self._stats_lock:
+                            self.stats.unjudged += 1
+                            reasons = self.stats.unjudged_reasons
+                            reasons[exc.kind] = reasons.get(exc.kind, 0) + 1
+                        logger.info("pair unjudged after %d attempts (last fault: %s)", attempt + 1, exc.reason)
+                        return None
+                    delay = _backoff_delay(
+                        self._random, attempt, self.backoff_base, self.backoff_max, exc.retry_after,
+                        self.max_retry_after,
+                    )
+                    with self._stats_lock:
+                        self.stats.retries += 1
+                        if attempt == 0:
+                            self.stats.retried += 1
+                    logger.info("retry %d in %.2f s: %s", attempt + 1, delay, exc.reason)
+                    attempt += 1
+                    lease = delay + self.timeout + 10.0  # the claim covers the wait and the next request
+                    if cache is not None and delay > 5.0:
+                        self._claim(key, owner, lease)
+                    if stop.wait(delay):
+                        raise _Cancelled() from None
+                    continue
+                if cache is not None:
+                    try:
+                        verdict = cache.put(key, self.model, self._template_sha, a, b, verdict, answer)
+                        claimed = False
+                    except CacheError as exc:
+                        claimed = False  # the cache is unusable now; its claims expire by themselves
+                        with self._stats_lock:
+                            self.stats.uncached += 1
+                        logger.warning("a finished call could not be stored: %s", exc)
+                with self._stats_lock:
+                    self.stats.done += 1
+                return verdict
+        finally:
+            if claimed and cache is not None:
+                try:
+                    cache.release(key, owner)
+                except CacheError:
+                    pass
+
+    def _ask(self, payload: bytes) -> tuple[bool | None, str]:
+        """One request; returns (verdict or None, answer) or raises _Transient / LLMJudgeError."""
+        with self._stats_lock:
+            self.stats.requests += 1
+        answer = self._client.complete(payload)
+        return parse_verdict(answer), answer

@@ -1,0 +1,608 @@
+"""Semantic spectral entropy end to end: texts + judge -> judged graph -> K -> clusters -> entropy.
+
+Liu (2025, Algorithm 1) measures how variable ``n`` texts are in meaning:
+
+1. ask a judge ``e(t_i, t_j)`` whether two texts mean the same thing, for the
+   pairs of texts, and collect the verdicts in a judged graph ``E``
+   (:mod:`semvar.graph`);
+2. fix the number of meanings ``K``, or choose it from the graph
+   (:mod:`semvar.select_k`, section 2.4); by default the rule
+   :func:`semvar.select_k.auto`;
+3. cluster the graph spectrally into ``K`` groups (:mod:`semvar.spectral`);
+4. report the plug-in entropy (eq. 5) of the cluster sizes
+   (:mod:`semvar.entropy`).
+
+Three entry points share steps 2-4:
+
+- :func:`semantic_spectral_entropy` starts from texts and a judge and asks it
+  about every unordered pair (step 1 included);
+- :func:`semantic_spectral_entropies` does the same for many prompts, in
+  parallel through joblib (on one machine, or a cluster through joblib's Dask
+  backend), with one seed per prompt derived from one ``random_state``;
+- :func:`graph_entropy` starts from a judged graph you already have (for
+  example a sampled pair design, with its mask of asked pairs).
+
+Each checks its input once; the steps after it receive checked data.
+
+Small graphs
+------------
+Semantic entropy is usually computed from 5-20 answers per prompt.  For a
+graph of at most :data:`FAST_N` texts and the normalised matrix, the graph is
+held dense, its spectrum is computed once and shared by the rule that chooses
+``K`` and the clustering, and k-means (ten restarts, as in the general
+path) is the numpy implementation of :mod:`semvar._kmeans` instead of
+:class:`sklearn.cluster.KMeans` (whose fixed cost per call dominates problems
+this small).  The results equal those of the
+general path whenever both k-means runs reach the optimum, which ten restarts
+do on such graphs; the tests compare the two on many random graphs.
+
+Isolated texts in the pipeline
+------------------------------
+When ``K`` is chosen by a rule, a text the judge found equivalent to no other
+text is a meaning of its own: it gets a cluster to itself, and the rule
+chooses ``K`` for the other texts (see :mod:`semvar.select_k`).  With ``K``
+given as an int, Algorithm 1 is applied as printed, to all texts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from functools import lru_cache
+
+import numpy as np
+import scipy.sparse as sp
+
+from ._kmeans import kmeans
+from ._validation import (
+    check_adjacency,
+    check_int,
+    check_laplacian,
+    check_observed,
+    check_random_state,
+    check_real,
+    check_texts,
+    show,
+    split_verdicts,
+)
+from .entropy import empirical_entropy
+from .graph import all_pairs, check_judged
+from .select_k import (
+    METHODS,
+    KSelection,
+    _auto,
+    _bic,
+    _dispatch,
+    _eigengap,
+    _icl,
+    _n_components,
+    _normalized_top,
+    _one_thread,
+    _split_isolated,
+)
+from .spectral import _embed, _spectral_clusters, canonical_labels
+
+__all__ = ["semantic_spectral_entropy", "semantic_spectral_entropies", "graph_entropy", "FAST_N"]
+
+#: Graphs of at most this many texts take the small-graph path (see the module notes).
+FAST_N = 300
+
+
+def semantic_spectral_entropy(
+    texts,
+    judge,
+    k="auto",
+    *,
+    laplacian: str = "normalized",
+    k_max: int = 10,
+    random_state=None,
+    return_labels: bool = False,
+    return_k: bool = False,
+):
+    """Semantic spectral entropy of ``texts`` end to end (Liu 2025, Algorithm 1).
+
+    Ask ``judge`` about every unordered pair of texts, assemble the judged
+    graph, choose the number of meanings (unless given), cluster the graph
+    spectrally into that many groups and return the plug-in entropy (eq. 5)
+    of the cluster sizes.
+
+    Parameters
+    ----------
+    texts : sequence of str
+        The ``n`` texts.
+    judge : Judge
+        Anything with ``pairs(texts, pairs) -> bool array`` (see :mod:`semvar.judges`).
+    k : int or str, default "auto"
+        Number of meanings, ``1 <= k <= n``; or the name of a rule that
+        chooses it from the judged graph, one of
+        :data:`semvar.select_k.METHODS` ("auto", "icl", "bic", "eigengap",
+        "ncv", "ecv", "bethe_hessian", "consensus").  "auto" is the rule that
+        chapter 4's study of graphs of 5-300 texts found best or near-best
+        in every regime (:func:`semvar.select_k.auto`).
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
+        Spectral matrix; see :func:`semvar.spectral.spectral_embedding`.
+    k_max : int, default 10
+        Largest ``k`` a selection rule may return for the texts that have a
+        TRUE verdict (ignored for an int ``k``).
+    random_state : None, int or numpy.random.Generator, default None
+        Seeds k-means (and the selection rule).
+    return_labels : bool, default False
+        Also return the cluster labels.
+    return_k : bool, default False
+        Also return the :class:`semvar.select_k.KSelection` behind ``K``:
+        ``.k``, ``.method`` and ``.confidence`` (the rule's posterior
+        probability of its ``K``; None for a given ``K`` and for rules without
+        one).
+
+    Returns
+    -------
+    entropy : float
+        :math:`\\hat{\\mathcal E} = -\\sum_j \\hat p_j \\log \\hat p_j` in nats,
+        :math:`\\hat p_j` the share of texts in cluster ``j``.
+    labels : ndarray of shape (n,), only if ``return_labels``
+    selection : KSelection, only if ``return_k``
+
+    Raises
+    ------
+    ValueError
+        For empty ``texts``, an invalid ``k``, ``k_max``, ``laplacian`` or
+        ``random_state``, or a judge that does not follow the protocol.
+
+    See Also
+    --------
+    semantic_spectral_entropies : the same for many prompts, in parallel.
+    graph_entropy : the same from a judged graph.
+
+    Notes
+    -----
+    Each unordered pair is judged once (``n(n-1)/2`` calls) rather than each
+    ordered pair as the paper's Algorithm 1 writes; for a symmetric judge the
+    two are the same, for an asymmetric one the second verdict is extra noise.
+
+    Examples
+    --------
+    Four answers "Paris, Paris, London, London" form two meanings of equal
+    size, so the entropy is :math:`\\log 2`:
+
+    >>> from semvar.judges import OracleJudge
+    >>> texts = ["Paris", "It is Paris", "London", "It is London"]
+    >>> round(semantic_spectral_entropy(texts, OracleJudge([0, 0, 1, 1]), 2, random_state=0), 6)
+    0.693147
+    >>> h, sel = semantic_spectral_entropy(texts, OracleJudge([0, 0, 1, 1]), return_k=True, random_state=0)
+    >>> round(h, 6), sel.k, sel.method
+    (0.693147, 2, 'auto')
+    """
+    texts = check_texts(texts)
+    _check_judge(judge)
+    k, k_max, rng = _check_k(k, k_max, len(texts), random_state)
+    check_laplacian(laplacian)
+    _check_flags(return_labels=return_labels, return_k=return_k)
+    h, labels, sel = _one_problem(texts, judge, k, k_max, laplacian, rng)
+    return _pack(h, labels, sel, return_labels, return_k)
+
+
+def graph_entropy(
+    adjacency,
+    k="auto",
+    *,
+    laplacian: str = "normalized",
+    k_max: int = 10,
+    tau=None,
+    observed=None,
+    random_state=None,
+    return_labels: bool = False,
+    return_k: bool = False,
+):
+    """Semantic spectral entropy of a judged graph: steps 2-4 of Liu (2025, Algorithm 1).
+
+    Parameters
+    ----------
+    adjacency : array-like or scipy sparse matrix of shape (n, n)
+        Symmetric, non-negative, finite judged graph (``A_ij = 1``: texts
+        ``i`` and ``j`` judged equivalent), dense or sparse.
+    k : int or str, default "auto"
+        Number of meanings, ``1 <= k <= n``; or the name of a rule that
+        chooses it from the graph (:data:`semvar.select_k.METHODS`).
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
+        Spectral matrix; see :func:`semvar.spectral.spectral_embedding`.
+    k_max : int, default 10
+        Largest ``k`` a selection rule may return for the texts with an edge
+        (ignored for an int ``k``).
+    tau : float or None, default None
+        Regularisation for ``laplacian="regularized"``; None: the mean degree.
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs the judge was asked about, for
+        ``laplacian="centered"``; None: every pair.  Needs an int ``k``
+        (the selection rules read an unasked pair as a FALSE verdict).
+    random_state : None, int or numpy.random.Generator, default None
+        Seeds k-means (and the selection rule).
+    return_labels : bool, default False
+        Also return the cluster labels.
+    return_k : bool, default False
+        Also return the :class:`semvar.select_k.KSelection` behind ``K``.
+
+    Returns
+    -------
+    entropy : float
+        The plug-in entropy (nats) of the cluster sizes, in ``[0, log K]``.
+    labels : ndarray of shape (n,), only if ``return_labels``
+    selection : KSelection, only if ``return_k``
+
+    Raises
+    ------
+    ValueError
+        For a non-square, non-symmetric, negative or non-finite adjacency, an
+        invalid ``k``, ``k_max``, ``laplacian``, ``tau``, ``observed`` or
+        ``random_state``, or a selection rule together with ``observed``.
+
+    See Also
+    --------
+    semantic_spectral_entropy : the same from texts and a judge.
+    semvar.spectral.spectral_clusters : the clusters alone.
+
+    Examples
+    --------
+    Two triangles with no edge between them are two meanings of three texts each:
+
+    >>> import numpy as np
+    >>> A = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
+    >>> round(graph_entropy(A, 2, random_state=0), 6)
+    0.693147
+    >>> h, labels = graph_entropy(A, "eigengap", return_labels=True)
+    >>> labels.tolist()
+    [0, 0, 0, 1, 1, 1]
+
+    A seventh text that agrees with nobody is a meaning of its own:
+
+    >>> B = np.pad(A, ((0, 1), (0, 1)))
+    >>> h, labels, sel = graph_entropy(B, return_labels=True, return_k=True, random_state=0)
+    >>> labels.tolist(), sel.k, sel.n_singletons
+    ([0, 0, 0, 1, 1, 1, 2], 3, 1)
+    """
+    A = check_adjacency(adjacency)
+    k, k_max, rng = _check_k(k, k_max, A.shape[0], random_state)
+    check_laplacian(laplacian, tau=tau, observed=observed)
+    _check_flags(return_labels=return_labels, return_k=return_k)
+    if tau is not None:
+        tau = check_real(tau, "tau", low=0.0)
+    O = None
+    if observed is not None:
+        if isinstance(k, str):
+            raise ValueError(
+                f"k must be an int when observed is given (the selection rules read an unasked pair as FALSE), got {k!r}"
+            )
+        O = check_observed(observed, A)
+    h, labels, sel = _entropy_of_graph(A, k, k_max, laplacian, tau, O, rng)
+    return _pack(h, labels, sel, return_labels, return_k)
+
+
+def semantic_spectral_entropies(
+    problems,
+    k="auto",
+    *,
+    k_max: int = 10,
+    laplacian: str = "normalized",
+    n_jobs=1,
+    random_state=None,
+    return_k: bool = False,
+    chunk_size: int = 64,
+    progress: bool = False,
+):
+    """Semantic spectral entropy of many prompts, each with its own texts and judge.
+
+    Parameters
+    ----------
+    problems : iterable of (texts, judge)
+        One pair per prompt: the prompt's ``n_i`` texts and the judge to ask
+        about their pairs (as for :func:`semantic_spectral_entropy`).  A
+        generator is consumed lazily, so memory does not grow with the number
+        of prompts.
+    k : int, str or sequence of int, default "auto"
+        The number of meanings of every prompt, a rule name
+        (:data:`semvar.select_k.METHODS`), or one int per prompt.
+    k_max : int, default 10
+        Largest ``K`` a rule may return (texts with a TRUE verdict).
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
+    n_jobs : int or None, default 1
+        1: run in this process.  Otherwise the number of joblib workers
+        (-1: all); None: joblib's default, which a
+        :func:`joblib.parallel_config` context sets (for a cluster:
+        ``parallel_config(backend="dask")`` with a ``dask.distributed``
+        client, and ``n_jobs=-1``).
+    random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, default None
+        Turned into one :class:`numpy.random.SeedSequence` ``S``; prompt ``i``
+        uses ``numpy.random.default_rng(S.spawn(m)[i])``, so every prompt's
+        result is the same serially, in parallel and on a cluster.  A judge
+        with randomness of its own (:class:`semvar.judges.SBMJudge`) gives the
+        same verdicts everywhere when each prompt has its own judge object.
+    return_k : bool, default False
+        Also return the chosen ``K`` and the rule's confidence of each prompt.
+    chunk_size : int, default 64
+        Prompts per task sent to a worker.
+    progress : bool, default False
+        Show a tqdm progress bar over the prompts.
+
+    Returns
+    -------
+    entropies : ndarray of float, shape (m,)
+    k : ndarray of int, shape (m,), only if ``return_k``
+    confidence : ndarray of float, shape (m,), only if ``return_k``
+        The rule's posterior probability of its ``K`` (NaN for a given ``K``
+        and for rules without one).
+
+    Raises
+    ------
+    ValueError
+        For an invalid ``k``, ``k_max``, ``laplacian``, ``n_jobs``,
+        ``random_state`` or ``chunk_size``, or a prompt whose texts or judge
+        are invalid (the message names the prompt's index).
+
+    See Also
+    --------
+    semantic_spectral_entropy : one prompt.
+
+    Notes
+    -----
+    Prompts are sent to workers in chunks of ``chunk_size`` (each task costs
+    a fixed overhead of about a millisecond with joblib's process backend),
+    results come back in order as they finish, and each worker limits BLAS
+    to one thread.  Graphs of at most :data:`FAST_N` texts take the small-graph
+    path described in the module notes.
+
+    Examples
+    --------
+    >>> from semvar.judges import SBMJudge
+    >>> from semvar.graph import block_labels
+    >>> truth = block_labels([4, 6, 10])
+    >>> problems = [([f"t{i}" for i in range(20)], SBMJudge(truth, 0.87, 0.07, random_state=s)) for s in range(3)]
+    >>> h, k, conf = semantic_spectral_entropies(problems, random_state=0, return_k=True)
+    >>> k.tolist(), bool((conf > 0.5).all())
+    ([3, 3, 3], True)
+    """
+    k_all, k_list = _check_batch_k(k)
+    k_max = check_int(k_max, "k_max", low=1)
+    check_laplacian(laplacian)
+    if n_jobs is not None:
+        n_jobs = check_int(n_jobs, "n_jobs")
+        if n_jobs == 0:
+            raise ValueError("n_jobs must be a non-zero integer (-1: all cores) or None, got 0")
+    chunk_size = check_int(chunk_size, "chunk_size", low=1)
+    _check_flags(return_k=return_k, progress=progress)
+    seq = _seed_sequence(random_state)
+    if isinstance(problems, (str, bytes)) or not hasattr(problems, "__iter__"):
+        raise ValueError(f"problems must be an iterable of (texts, judge) pairs, got {show(problems)}")
+    total = len(problems) if hasattr(problems, "__len__") else None
+    if k_list is not None and total is not None and len(k_list) != total:
+        raise ValueError(f"k must have one entry per problem ({total}), got {len(k_list)}")
+    items = zip(problems, k_list) if k_list is not None else ((p, k_all) for p in problems)
+    chunks = _chunks(items, chunk_size)
+    args = (k_max, laplacian, seq.entropy, tuple(seq.spawn_key), seq.pool_size)
+    if n_jobs == 1:
+        results = (_solve_chunk(start, chunk, *args) for start, chunk in chunks)
+    else:
+        from joblib import Parallel, delayed
+
+        results = Parallel(n_jobs=n_jobs, return_as="generator")(
+            delayed(_solve_chunk)(start, chunk, *args) for start, chunk in chunks
+        )
+    from tqdm.auto import tqdm
+
+    h_parts, k_parts, c_parts = [], [], []
+    with tqdm(total=total, disable=not progress, desc="prompts", unit="prompt") as bar:
+        for h, ks, conf in results:
+            h_parts.append(h)
+            k_parts.append(ks)
+            c_parts.append(conf)
+            bar.update(h.size)
+    if k_list is not None and total is None:
+        done = sum(h.size for h in h_parts)
+        if done != len(k_list):
+            raise ValueError(f"k must have one entry per problem ({done}), got {len(k_list)}")
+    entropies = _concat(h_parts, float)
+    if not return_k:
+        return entropies
+    return entropies, _concat(k_parts, np.int64), _concat(c_parts, float)
+
+
+def _concat(parts, dtype) -> np.ndarray:
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
+
+
+# --------------------------------------------------------------------------- checks
+def _check_judge(judge, where: str = ""):
+    if not callable(getattr(judge, "pairs", None)):
+        raise ValueError(f"{where}judge must have a pairs(texts, pairs) method, got {type(judge).__name__}")
+
+
+def _check_flags(**flags):
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise ValueError(f"{name} must be True or False, got {show(value)}")
+
+
+def _check_k(k, k_max, n: int, random_state):
+    """Check ``k`` (an int in ``[1, n]`` or a rule name), ``k_max`` and ``random_state``."""
+    if isinstance(k, str):
+        if k not in METHODS:
+            raise ValueError(f"k must be an int or one of {tuple(METHODS)}, got {k!r}")
+    else:
+        k = check_int(k, "k", low=1, high=n)
+    k_max = check_int(k_max, "k_max", low=1)
+    return k, k_max, check_random_state(random_state)
+
+
+def _check_batch_k(k):
+    """``(k for every problem, None)`` or ``(None, list of one int per problem)``."""
+    if isinstance(k, str):
+        if k not in METHODS:
+            raise ValueError(f"k must be an int, a sequence of ints or one of {tuple(METHODS)}, got {k!r}")
+        return k, None
+    if isinstance(k, (numbers.Integral, np.integer)) and not isinstance(k, bool):
+        return check_int(k, "k", low=1), None
+    if hasattr(k, "__len__") and not isinstance(k, (bytes, dict)):
+        return None, [check_int(x, f"k[{i}]", low=1) for i, x in enumerate(k)]
+    raise ValueError(f"k must be an int, a sequence of ints or one of {tuple(METHODS)}, got {show(k)}")
+
+
+def _seed_sequence(random_state) -> np.random.SeedSequence:
+    if isinstance(random_state, np.random.SeedSequence):
+        return random_state
+    if random_state is None:
+        return np.random.SeedSequence()
+    if isinstance(random_state, np.random.Generator):
+        return np.random.SeedSequence(int(random_state.integers(2**63)))
+    rng_check = check_random_state(random_state)  # validates ints (non-negative) and types
+    del rng_check
+    return np.random.SeedSequence(int(random_state))
+
+
+def _pack(h, labels, sel, return_labels, return_k):
+    out = (h,)
+    if return_labels:
+        out += (labels,)
+    if return_k:
+        out += (sel,)
+    return out[0] if len(out) == 1 else out
+
+
+# --------------------------------------------------------------------------- batches
+def _chunks(items, size: int):
+    """``(start index, list of items)`` in chunks of ``size``, consumed lazily."""
+    it = iter(items)
+    start = 0
+    while True:
+        chunk = list(itertools.islice(it, size))
+        if not chunk:
+            return
+        yield start, chunk
+        start += len(chunk)
+
+
+def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size):
+    """Solve the problems of one chunk; problem ``start + j`` gets child ``start + j`` of the seed sequence."""
+    m = len(chunk)
+    h = np.empty(m)
+    ks = np.empty(m, dtype=np.int64)
+    conf = np.full(m, np.nan)
+    with _one_thread():
+        for j, ((problem, k), i) in enumerate(zip(chunk, range(start, start + m))):
+            where = f"problem {i}: "
+            try:
+                texts, judge = problem
+            except (TypeError, ValueError):
+                raise ValueError(f"{where}each problem must be a (texts, judge) pair, got {show(problem)}") from None
+            try:
+                texts = check_texts(texts)
+            except ValueError as exc:
+                raise ValueError(f"{where}{exc}") from None
+            _check_judge(judge, where)
+            if not isinstance(k, str) and k > len(texts):
+                raise ValueError(f"{where}k must be <= the number of texts ({len(texts)}), got {k}")
+            seq = np.random.SeedSequence(entropy, spawn_key=spawn_key + (i,), pool_size=pool_size)
+            hj, _, sel = _one_problem(texts, judge, k, k_max, laplacian, np.random.default_rng(seq))
+            h[j], ks[j] = hj, sel.k
+            if sel.confidence is not None:
+                conf[j] = sel.confidence
+    return h, ks, conf
+
+
+# --------------------------------------------------------------------------- one problem
+@lru_cache(maxsize=64)
+def _pairs_of(n: int) -> np.ndarray:
+    P = all_pairs(n)
+    P.setflags(write=False)
+    return P
+
+
+def _judged_graph(judge, texts) -> np.ndarray:
+    """Every unordered pair judged once, as a dense symmetric adjacency (unjudged pairs left at 0)."""
+    n = len(texts)
+    P = _pairs_of(n)
+    verdicts = judge.pairs(texts, P)
+    stats = getattr(judge, "stats", None)
+    why = stats.why_unjudged() if callable(getattr(stats, "why_unjudged", None)) else None
+    check_judged(P, verdicts, n, reasons=why or None)
+    v, judged = split_verdicts(verdicts, P.shape[0])
+    vj = v[judged]
+    if vj.size and (vj.min() < 0 or vj.max() > 1):
+        raise ValueError("verdicts must be boolean or 0/1")
+    A = np.zeros((n, n))
+    A[P[judged, 0], P[judged, 1]] = vj
+    return A + A.T
+
+
+def _one_problem(texts, judge, k, k_max: int, laplacian: str, rng):
+    A = _judged_graph(judge, texts)
+    if A.shape[0] > FAST_N:
+        A = sp.csr_array(A)
+    return _entropy_of_graph(A, k, k_max, laplacian, None, None, rng)
+
+
+def _given(k: int) -> KSelection:
+    return KSelection(k=k, candidates=np.array([k]), losses=np.zeros(1), method="given")
+
+
+def _entropy_of_graph(A, k, k_max: int, laplacian: str, tau, O, rng):
+    """Steps 2-4 on a checked graph: choose K if asked, cluster, take the entropy; returns (h, labels, selection)."""
+    n = A.shape[0]
+    fast = n <= FAST_N and laplacian == "normalized" and tau is None and O is None
+    if fast and sp.issparse(A):
+        A = A.toarray()
+    if not isinstance(k, str):
+        sel = _given(k)
+        if k == 1:
+            labels = np.zeros(n, dtype=np.int64)
+        elif fast:
+            U = _embed(A, k, laplacian, None, None)
+            seed = int(rng.integers(2**31 - 1))
+            labels = canonical_labels(kmeans(U, k, np.random.default_rng(seed))[0])
+        else:
+            labels = _spectral_clusters(A, k, laplacian, 10, rng, tau, O)
+        return empirical_entropy(labels), labels, sel
+    return _rule_entropy(A, k, k_max, laplacian, tau, rng, fast)
+
+
+def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bool):
+    """Choose K with rule ``method``; isolated texts are singletons; cluster the rest into K - (their number)."""
+    n = A.shape[0]
+    dense = A.toarray() if sp.issparse(A) else A
+    core, keep, m = _split_isolated(dense)
+    nc = core.shape[0]
+    spectrum = None
+    if n < 3:
+        kc = _n_components(core)
+        sel = KSelection(k=kc + m, candidates=np.array([kc + m]), losses=np.zeros(1), method=method,
+                         details={"core_k": kc, "fallback": "connected components"}, n_singletons=m)
+    else:
+        kmax = min(k_max, n - 1)
+        if fast and nc >= 3 and method in ("auto", "icl", "bic", "eigengap"):
+            spectrum = _normalized_top(core, min(kmax, nc - 1) + 1)
+            if method == "auto":
+                sel = _auto(dense, kmax, spectrum)
+            elif method == "icl":
+                sel = _icl(dense, kmax, "judge", spectrum)
+            elif method == "bic":
+                sel = _bic(dense, kmax, "judge", spectrum)
+            else:
+                sel = _eigengap(dense, kmax, False, None, spectrum)
+        else:
+            sel = _dispatch(dense, method, kmax, rng)
+    kc = sel.k - m
+    labels = np.empty(n, dtype=np.int64)
+    labels[~keep] = kc + np.arange(m)
+    if nc:
+        labels[keep] = _core_labels(A, core, keep, kc, sel, laplacian, tau, rng, fast, spectrum)
+    labels = canonical_labels(labels)
+    return empirical_entropy(labels), labels, sel
+
+
+def _core_labels(A, core, keep, kc: int, sel, laplacian, tau, rng, fast: bool, spectrum):
+    """Algorithm 1's clusters of the texts with an edge, into ``kc`` groups."""
+    if kc <= 1:
+        return np.zeros(core.shape[0], dtype=np.int64)
+    if fast:
+        U = spectrum[1][:, :kc] if spectrum is not None and spectrum[1].shape[1] >= kc else _embed(core, kc, laplacian, None, None)
+        seed = int(rng.integers(2**31 - 1))
+        return kmeans(U, kc, np.random.default_rng(seed))[0]
+    sub = core if not sp.issparse(A) else sp.csr_array(A[keep][:, keep])
+    return _spectral_clusters(sub, kc, laplacian, 10, rng, tau, None)

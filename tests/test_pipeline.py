@@ -1,0 +1,229 @@
+"""Tests of semvar.pipeline: the small-graph path, the batch entry point, parallel and cluster runs."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semvar import pipeline
+from semvar._kmeans import kmeans
+from semvar.entropy import empirical_entropy
+from semvar.graph import block_labels, sample_sbm
+from semvar.judges import OracleJudge, SBMJudge
+from semvar.pipeline import graph_entropy, semantic_spectral_entropies, semantic_spectral_entropy
+from semvar.spectral import canonical_labels
+
+
+def _problems(m, seed=0, sizes=(4, 6, 10), p=0.87, q=0.07):
+    truth = block_labels(list(sizes))
+    texts = [f"answer {i}" for i in range(truth.size)]
+    return [(texts, SBMJudge(truth, p, q, random_state=seed + i)) for i in range(m)]
+
+
+# --------------------------------------------------------------------------- k-means
+def test_numpy_kmeans_reaches_sklearns_optimum():
+    """On well-separated random blobs both find the same partition (the optimum); inertia is consistent."""
+    from sklearn.cluster import KMeans
+
+    rng = np.random.default_rng(0)
+    for trial in range(30):
+        k = int(rng.integers(2, 6))
+        centres = rng.normal(scale=25.0, size=(k, 3))
+        X = np.concatenate([c + rng.normal(size=(int(rng.integers(2, 12)), 3)) for c in centres])
+        labels, inertia = kmeans(X, k, rng)
+        means = {g: X[labels == g].mean(0) for g in np.unique(labels)}
+        assert inertia == pytest.approx(sum(((x - means[g]) ** 2).sum() for x, g in zip(X, labels)))
+        km = KMeans(n_clusters=k, n_init=10, random_state=trial).fit(X)
+        assert inertia == pytest.approx(km.inertia_, rel=1e-9)
+        assert canonical_labels(labels).tolist() == canonical_labels(km.labels_).tolist()
+
+
+def test_kmeans_degenerate_input():
+    X = np.zeros((5, 2))
+    labels, inertia = kmeans(X, 3, np.random.default_rng(0))
+    assert labels.shape == (5,) and inertia == 0.0
+    labels, inertia = kmeans(np.arange(6.0)[:, None], 1, np.random.default_rng(0))
+    assert labels.tolist() == [0] * 6 and inertia == pytest.approx(17.5)
+
+
+# --------------------------------------------------------------------------- the small-graph path
+def _graphs(count, seed):
+    """Random small judged graphs: 5-40 texts, 1-5 meanings, judges from Liu's Table 2 range."""
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        K = int(rng.integers(1, 6))
+        sizes = rng.integers(1, 9, size=K)
+        p = float(rng.uniform(0.75, 0.99))
+        q = float(rng.uniform(0.0, 0.1))
+        yield sample_sbm(sizes, p, q, random_state=rng).toarray(), K
+
+
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
+@pytest.mark.parametrize("k", ["int", "auto", "eigengap", "icl"])
+def test_small_graph_path_equals_the_general_path(monkeypatch, k):
+    """The dense numpy path and the general path (sklearn k-means) give the same clusters."""
+    compared = 0
+    for A, K in _graphs(40, seed={"int": 1, "auto": 2, "eigengap": 3, "icl": 4}[k]):
+        kk = min(K, A.shape[0]) if k == "int" else k
+        if A.shape[0] < 3 and k != "int":
+            continue
+        fast = graph_entropy(A, kk, random_state=7, return_labels=True, return_k=True)
+        monkeypatch.setattr(pipeline, "FAST_N", 0)
+        slow = graph_entropy(A, kk, random_state=7, return_labels=True, return_k=True)
+        monkeypatch.setattr(pipeline, "FAST_N", 300)
+        assert fast[2].k == slow[2].k
+        assert fast[1].tolist() == slow[1].tolist()
+        assert fast[0] == pytest.approx(slow[0], abs=1e-12)
+        compared += 1
+    assert compared >= 30
+
+
+def test_semantic_spectral_entropy_fast_path_equals_general(monkeypatch):
+    for trial, (texts, judge) in enumerate(_problems(15, seed=50)):
+        a = semantic_spectral_entropy(texts, judge, random_state=trial, return_labels=True, return_k=True)
+        judge2 = SBMJudge(judge.labels, judge.p, judge.q, random_state=50 + trial)
+        monkeypatch.setattr(pipeline, "FAST_N", 0)
+        b = semantic_spectral_entropy(texts, judge2, random_state=trial, return_labels=True, return_k=True)
+        monkeypatch.setattr(pipeline, "FAST_N", 300)
+        assert a[0] == pytest.approx(b[0]) and a[1].tolist() == b[1].tolist() and a[2].k == b[2].k
+
+
+def test_default_k_is_auto_and_reports_its_choice():
+    truth = block_labels([4, 6, 10])
+    texts = [str(i) for i in range(20)]
+    h, sel = semantic_spectral_entropy(texts, SBMJudge(truth, 0.87, 0.07, random_state=1), random_state=0, return_k=True)
+    assert sel.method == "auto" and sel.k == 3 and 0.5 < sel.confidence <= 1.0
+    assert h == pytest.approx(empirical_entropy(truth), abs=0.15)
+    h, sel = semantic_spectral_entropy(texts, OracleJudge(truth), 3, return_k=True, random_state=0)
+    assert sel.method == "given" and sel.confidence is None and h == pytest.approx(empirical_entropy(truth))
+
+
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
+def test_isolated_texts_get_clusters_of_their_own():
+    truth = np.array([0, 0, 0, 1, 1, 1, 2, 3])  # two meanings of three, two odd answers
+    texts = [f"t{i}" for i in range(8)]
+    h, labels, sel = semantic_spectral_entropy(texts, OracleJudge(truth), return_labels=True, return_k=True, random_state=0)
+    assert sel.k == 4 and sel.n_singletons == 2
+    assert canonical_labels(labels).tolist() == canonical_labels(truth).tolist()
+    assert h == pytest.approx(empirical_entropy(truth))
+    # an int K is Algorithm 1 as printed: no special treatment
+    h2 = semantic_spectral_entropy(texts, OracleJudge(truth), 4, random_state=0)
+    assert np.isfinite(h2)
+
+
+@pytest.mark.parametrize("n", [1, 2])
+def test_auto_on_one_or_two_texts(n):
+    texts = ["a", "b"][:n]
+    assert semantic_spectral_entropy(texts, OracleJudge([0] * n)) == 0.0
+    if n == 2:
+        assert semantic_spectral_entropy(texts, OracleJudge([0, 1])) == pytest.approx(np.log(2))
+
+
+# --------------------------------------------------------------------------- many prompts
+def test_batch_equals_one_call_per_prompt_with_spawned_seeds():
+    problems = _problems(12, seed=10)
+    h, k, conf = semantic_spectral_entropies(problems, random_state=5, return_k=True)
+    children = np.random.SeedSequence(5).spawn(12)
+    fresh = _problems(12, seed=10)
+    for i, (texts, judge) in enumerate(fresh):
+        hi, sel = semantic_spectral_entropy(texts, judge, random_state=np.random.default_rng(children[i]), return_k=True)
+        assert h[i] == hi and k[i] == sel.k and conf[i] == pytest.approx(sel.confidence)
+    assert k.dtype == np.int64 and h.shape == (12,) and np.all((conf > 0) & (conf <= 1))
+
+
+def test_batch_chunking_generators_and_given_k():
+    a = semantic_spectral_entropies(_problems(10, seed=3), random_state=1, chunk_size=3)
+    b = semantic_spectral_entropies((p for p in _problems(10, seed=3)), random_state=1, chunk_size=64)
+    np.testing.assert_array_equal(a, b)
+    h, k, conf = semantic_spectral_entropies(_problems(4, seed=3), [3, 3, 2, 1], random_state=1, return_k=True)
+    assert k.tolist() == [3, 3, 2, 1] and np.isnan(conf).all() and h[3] == 0.0
+    assert semantic_spectral_entropies([], random_state=0).shape == (0,)
+
+
+def test_batch_in_parallel_equals_serial():
+    problems = _problems(24, seed=20)
+    serial = semantic_spectral_entropies(problems, random_state=3, chunk_size=4, return_k=True)
+    parallel = semantic_spectral_entropies(_problems(24, seed=20), n_jobs=2, random_state=3, chunk_size=4, return_k=True)
+    for a, b in zip(serial, parallel):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.fixture(scope="module")
+def dask_client():
+    """A two-process dask.distributed cluster on 127.0.0.1 (skipped where it cannot start)."""
+    distributed = pytest.importorskip("distributed")
+    try:
+        cluster = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, host="127.0.0.1", dashboard_address=None, processes=True,
+            silence_logs=50,
+        )
+    except Exception as exc:  # pragma: no cover - sandboxes without local sockets
+        pytest.skip(f"a local dask cluster could not start here: {exc!r}")
+    client = distributed.Client(cluster, timeout="60s")
+    try:
+        yield client
+    finally:
+        client.close()
+        cluster.close()
+
+
+def test_batch_on_a_dask_cluster_equals_serial(dask_client):
+    """The same call through joblib's Dask backend returns the same entropies, K and confidences."""
+    import joblib
+
+    serial = semantic_spectral_entropies(_problems(16, seed=30), random_state=9, chunk_size=4, return_k=True)
+    with joblib.parallel_config(backend="dask"):
+        remote = semantic_spectral_entropies(_problems(16, seed=30), n_jobs=-1, random_state=9, chunk_size=4,
+                                             return_k=True)
+    for a, b in zip(serial, remote):
+        np.testing.assert_array_equal(a, b)
+    assert len(dask_client.scheduler_info()["workers"]) == 2
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(1, 6))
+def test_batch_result_of_a_prompt_does_not_depend_on_its_neighbours(seed, chunk):
+    """Prompt i's result depends only on child i of the seed sequence, not on the other prompts."""
+    problems = _problems(5, seed=seed % 1000)
+    whole = semantic_spectral_entropies(problems, random_state=seed, chunk_size=chunk)
+    for i in (0, 4):
+        alone = semantic_spectral_entropies(_problems(5, seed=seed % 1000), random_state=seed, chunk_size=chunk)
+        assert alone[i] == whole[i]
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"problems": 3}, "problems must be an iterable"),
+        ({"problems": "ab"}, "problems must be an iterable"),
+        ({"problems": [("a", OracleJudge([0]))]}, "problem 0: texts must be a sequence"),
+        ({"problems": [(["a", "b"], object())]}, "problem 0: judge must have"),
+        ({"problems": [(["a"], OracleJudge([0])), 5]}, "problem 1: each problem must be"),
+        ({"k": 3}, "problem 0: k must be <= the number of texts"),
+        ({"k": [1, 1]}, "one entry per problem"),
+        ({"k": "gap"}, "k must be an int"),
+        ({"k": 0}, "k must be >= 1"),
+        ({"k": 1.5}, "k must be an int"),
+        ({"k_max": 0}, "k_max"),
+        ({"n_jobs": 0}, "n_jobs"),
+        ({"n_jobs": "two"}, "n_jobs"),
+        ({"chunk_size": 0}, "chunk_size"),
+        ({"random_state": -1}, "random_state"),
+        ({"random_state": "x"}, "random_state"),
+        ({"return_k": 1}, "return_k"),
+        ({"laplacian": "x"}, "laplacian"),
+    ],
+)
+def test_batch_bad_input(kwargs, match):
+    args = {"problems": [(["a", "b"], OracleJudge([0, 1]))]}
+    args.update(kwargs)
+    problems = args.pop("problems")
+    with pytest.raises(ValueError, match=match):
+        semantic_spectral_entropies(problems, **args)
+
+
+def test_single_call_bad_flags():
+    with pytest.raises(ValueError, match="return_k"):
+        semantic_spectral_entropy(["a", "b"], OracleJudge([0, 1]), return_k="yes")
+    with pytest.raises(ValueError, match="return_k"):
+        graph_entropy(np.eye(3) * 0, return_k=None)
