@@ -321,7 +321,7 @@ def _cmd_judge(args) -> int:
     laplacian = args.laplacian
     if laplacian is None:
         # a sampled design leaves most pairs unasked: centring on the asked pairs
-        # is what recovers the clusters there (chapter 11); a full design uses Algorithm 1 as printed
+        # is what recovers the clusters there (chapter 6); a full design uses Algorithm 1 as printed
         laplacian = "centered" if str(args.pairs).startswith("sample") else "normalized"
     try:
         k, k_method, clusters_auto = _choose_k(args, A, n_u, laplacian)

@@ -391,8 +391,9 @@ def semantic_spectral_entropies(
     with tqdm(total=total, disable=not progress, desc="prompts", unit="prompt") as bar:
         for h, ks, conf in results:
             h_parts.append(h)
-            k_parts.append(ks)
-            c_parts.append(conf)
+            if return_k:  # otherwise only the entropies are kept: 8 bytes a prompt
+                k_parts.append(ks)
+                c_parts.append(conf)
             bar.update(h.size)
     if k_list is not None and total is None:
         done = sum(h.size for h in h_parts)

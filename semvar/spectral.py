@@ -9,7 +9,7 @@ the normalised matrix ``D^{-1/2} E D^{-1/2}`` (its ``K`` *largest*
 eigenvectors).  Both are offered here.  The entropy of the cluster sizes,
 the last step of Algorithm 1, is :mod:`semvar.pipeline`'s.
 
-Two further forms serve designs that judge only some pairs (chapter 11):
+Two further forms serve designs that judge only some pairs (chapter 6):
 ``"regularized"`` adds ``tau/n`` to every entry before normalising (Amini et
 al. 2013; Qin & Rohe 2013), which stops isolated and low-degree texts from
 dominating a sparse graph's spectrum; ``"centered"`` subtracts the mean

@@ -222,7 +222,7 @@ def test_format_value_keeps_everything_readable():
 
 def test_scorecard_html_groups_and_escapes():
     recs = [_rec(), _rec(id="selfsim.y", source="seed 002, Summary", status="replicated"),
-            _rec(id="budget.z", source="this book, chapter 11 (seed 000)", kind="finding", status="replicated")]
+            _rec(id="budget.z", source="this book, chapter 6 (seed 000)", kind="finding", status="replicated")]
     page = claims.scorecard_html(recs, kind="claim", titles={"05_consistency": "Consistency"})
     assert "<table" not in page                                   # cards, no wide table
     assert page.index("Liu (2025)") < page.index("self-similarity")

@@ -1,4 +1,4 @@
-"""The realtext.* records of the ledger (chapter 13): they run, and the AUROC record computes on the real data."""
+"""The realtext.* records of the ledger (chapter 9): they run, and the AUROC record computes on the real data."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ IDS = [
 def test_records_are_registered_with_their_kind():
     reg = claims.registry()
     for i in IDS:
-        assert i in reg and reg[i].notebook == "13_real_answers"
+        assert i in reg and reg[i].notebook == "09_real_answers"
     assert [i for i in IDS if reg[i].kind == "claim"] == ["realtext.selfsim_flags_errors"]  # the seed's claim
     assert all(reg[i].kind == "finding" for i in IDS if i != "realtext.selfsim_flags_errors")
 

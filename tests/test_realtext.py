@@ -1,4 +1,4 @@
-"""Tests of semvar.experiments.realtext: the oracle table and the statistics of chapter 13."""
+"""Tests of semvar.experiments.realtext: the oracle table and the statistics of chapter 9."""
 
 from __future__ import annotations
 

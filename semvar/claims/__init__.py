@@ -62,11 +62,11 @@ CLAIM_MODULES = [
     "semvar.claims.spectral",      # chapters 1-3: Liu (2025) tables 1-2, figure 1, proposition 2.1
     "semvar.claims.consistency",   # chapters 4-5: choosing K, the consistency results
     "semvar.claims.select_k",      # chapter 4: choosing K where semantic entropy is used (5-50 texts)
-    "semvar.claims.selfsim",       # chapter 6: self-similarity
-    "semvar.claims.exchangeable",  # chapters 7-8: Lin, Frei & de la Pena
-    "semvar.claims.conformal",     # chapters 9-10: Ye et al. and the review
-    "semvar.claims.budget",        # chapter 11: judge budget
-    "semvar.claims.realtext",      # chapter 13: real LLM answers (MMLU-Pro)
+    "semvar.claims.selfsim",       # chapter 8: self-similarity
+    "semvar.claims.exchangeable",  # chapters 10-11: Lin, Frei & de la Pena
+    "semvar.claims.conformal",     # chapters 12-13: Ye et al. and the review
+    "semvar.claims.budget",        # chapter 6: judge budget
+    "semvar.claims.realtext",      # chapter 9: real LLM answers (MMLU-Pro)
 ]
 
 #: The four source works, in the book's order: (key, short title).

@@ -1,4 +1,4 @@
-"""Claims of chapter 11 (the judge budget): sparse pair designs, the budget law, greedy order.
+"""Claims of chapter 6 (the judge budget): sparse pair designs, the budget law, greedy order.
 
 Liu (2025, Algorithm 1) asks the judge about every pair; Kuhn et al. (2023)
 cluster greedily against representatives.  The checks below use simulated
@@ -15,7 +15,7 @@ from ..experiments.budget import BUDGET_JUDGES, PROPORTIONS, greedy_order_study,
 from ..papers import PAPER_TABLE2
 from . import Outcome, claim
 
-NOTEBOOK = "11_judge_budget"
+NOTEBOOK = "06_judge_budget"
 GPT = PAPER_TABLE2["GPT"]
 
 
@@ -32,7 +32,7 @@ def _mean_err(n, p, q, s, seeds, method="centered"):
 
 @claim(
     "budget.sparse_design",
-    source="this book, chapter 11 (seed 000, section 2.3, Algorithm 1 judges every pair)",
+    source="this book, chapter 6 (seed 000, section 2.3, Algorithm 1 judges every pair)",
     statement=(
         "Semantic spectral entropy does not need every pair: at n = 1,000 texts in meaning classes of "
         "200/300/500 and a GPT-like judge (p = 0.87, q = 0.07), judging a random 5% or less of the "
@@ -68,7 +68,7 @@ def _sparse_design(quick: bool) -> Outcome:
 
 @claim(
     "budget.law",
-    source="this book, chapter 11 (derived from the sparse stochastic block model threshold; seed 000, eqs. 3-4)",
+    source="this book, chapter 6 (derived from the sparse stochastic block model threshold; seed 000, eqs. 3-4)",
     statement=(
         "The number of judged pairs needed for mean |E_bar - E_hat| <= 0.01 grows linearly in n: the needed "
         "comparisons per text do not change with n (within one doubling step), and at that budget the derived "

@@ -1,4 +1,4 @@
-"""Claims of chapters 9-10 (conformal set size): Ye et al. (2024) and the set-size review (seed 003).
+"""Claims of chapters 12-13 (conformal set size): Ye et al. (2024) and the set-size review (seed 003).
 
 Every check builds its prediction sets through ``cf.lac_sets`` and
 ``cf.aps_sets`` (looked up on :mod:`semvar.conformal` when it runs, directly or
@@ -72,7 +72,7 @@ def _valid(cov, size, accuracy, alpha: float, n_options: int) -> bool:
     tolerance="exact (answers); in every draw at the defaults: APS range > 1 option and LAC range < APS range - 0.1; "
     "the sets must be valid (coverage from 1 - alpha - 0.03 to 0.06 above the larger of 1 - alpha and the accuracy, "
     "fewer than 5.5 of the 6 options on average)",
-    notebook="09_set_size",
+    notebook="12_set_size",
 )
 def _temperature(quick: bool) -> Outcome:
     temps = np.geomspace(0.25, 4, 5 if quick else 9)
@@ -132,7 +132,7 @@ def _lac_aps_diffs(alpha: float, reps: int, *, shared: bool = True, offset: int 
     tolerance=f"unrounded set sizes; a difference counts as an order only beyond {SIZE_MARGIN} options (half the last "
     "printed digit); singletons = mean LAC set size exactly 1; sets valid (as for ye_review.temperature); a flip = "
     "both orders occur among resamples",
-    notebook="09_set_size",
+    notebook="12_set_size",
 )
 def _score_ranking(quick: bool) -> Outcome:
     reps = 10 if quick else 40
@@ -177,7 +177,7 @@ def _score_ranking(quick: bool) -> Outcome:
     tolerance=f"the panel's pair (acc0 0.9, margins 6 and 1, sigma 1, same draw) at alpha from 0.05 to 0.30: an order "
     f"holds at an alpha when the sharp-minus-soft difference exceeds {SIZE_MARGIN} options with one sign in at least "
     "90% of the resamples; opposite = LAC and APS hold opposite orders at the same alpha",
-    notebook="09_set_size",
+    notebook="12_set_size",
 )
 def _opposite_orders(quick: bool) -> Outcome:
     reps = 4 if quick else 10
@@ -218,7 +218,7 @@ def _opposite_orders(quick: bool) -> Outcome:
     tolerance="LAC sets identical in every draw, with the construction's set size (1.8-1.9: two options on medium "
     "questions, one on hard ones) and coverage (0.88-0.92); accuracies within 0.02; 'equally uncertain' under the "
     "paper's statistic (the mean of the LAC and APS set sizes) within 0.005 options",
-    notebook="09_set_size",
+    notebook="12_set_size",
 )
 def _same_sets(quick: bool) -> Outcome:
     identical = shape = True
@@ -261,7 +261,7 @@ def _same_sets(quick: bool) -> Outcome:
     "split (n = 4,997 calibration items, alpha = 0.1) that is rank 4,499.",
     paper_value=YE_QUANTILE_RANK,
     tolerance=0,
-    notebook="09_set_size",
+    notebook="12_set_size",
 )
 def _quantile_rank(quick: bool) -> Outcome:
     cal, _ = cf.ye_split()
@@ -305,7 +305,7 @@ def _task_key(task: str):
     paper_value=dict(YE_QWEN72B_QA),
     tolerance="each published value inside the range of our values over every answer key the public files allow "
     "(a rebuilt key leaves 24 ids open; the task file leaves none), widened by 0.005 for the paper's two decimals",
-    notebook="10_released_logits",
+    notebook="13_released_logits",
 )
 def _qwen72b(quick: bool) -> Outcome:
     data, why = find_data(_qa_data)
@@ -338,7 +338,7 @@ def _qwen72b(quick: bool) -> Outcome:
     paper_value=list(REVIEW_KENDALL_TAU_RANGE),
     tolerance="smallest and largest tau over the five tasks within 0.01 of 0.58 and 0.88; with only some tasks' keys, "
     "each tau inside [0.57, 0.89] gives 'partly' (the endpoints need all five)",
-    notebook="10_released_logits",
+    notebook="13_released_logits",
 )
 def _kendall(quick: bool) -> Outcome:
     from scipy.stats import kendalltau
@@ -381,7 +381,7 @@ def _kendall(quick: bool) -> Outcome:
     tolerance="the four examples are not named in the review: with the keys of the five tasks, at least two pairs "
     "in which the more accurate model has the larger sets (gaps beyond 0.2 points and 0.02 options) that hold under "
     "APS and not LAC, with APS coverage of the more accurate model within 0.5 of 95% and 99%",
-    notebook="10_released_logits",
+    notebook="13_released_logits",
 )
 def _aps_only(quick: bool) -> Outcome:
     from ..data import YE_TASKS, load_ye_logits

@@ -1,4 +1,4 @@
-"""Claims of chapters 7-8 (Lin, Frei & de la Peña 2026, seed 001): registered with :func:`semvar.claims.claim`.
+"""Claims of chapters 10-11 (Lin, Frei & de la Peña 2026, seed 001): registered with :func:`semvar.claims.claim`.
 
 The statements that are not specific to the paper's six models (dependence within domains, subject
 spread, exchangeable against naive half-widths, i.i.d. under-coverage, the subsample bound on real
@@ -50,7 +50,7 @@ def _helm():
     "points relative to the full score, independent of the model's specific latent variance.",
     paper_value=LIN_SUBSAMPLE_HALFWIDTH,
     tolerance=5e-5,
-    notebook="08_mmlu_uncertainty",
+    notebook="11_mmlu_uncertainty",
 )
 def _subsample_bound(quick: bool) -> Outcome:
     hw = ex.subsample_halfwidth(LIN_SUBSAMPLE_ITEMS, N_MMLU, DELTA)
@@ -73,7 +73,7 @@ def _subsample_bound(quick: bool) -> Outcome:
     tolerance="not_replicated if a real answer vector's 95 % deviation exceeds the bound; replicated if the largest "
     "possible 95 % deviation of any 0/1 population (accuracy 1/2) is at least 0.9 of the bound; partly if it is not but "
     "the bound's variance proxy equals that population's variance within 1 %",
-    notebook="08_mmlu_uncertainty",
+    notebook="11_mmlu_uncertainty",
 )
 def _subsample_tight(quick: bool) -> Outcome:
     data, why = _helm()
@@ -115,7 +115,7 @@ def _subsample_tight(quick: bool) -> Outcome:
     "with it, it holds.",
     paper_value="i.i.d. bound under-covers; sigma_eff bound covers",
     tolerance="coverage of sigma_eff >= 0.95 and i.i.d. coverage < 0.5",
-    notebook="07_exchangeable_concentration",
+    notebook="10_exchangeable_concentration",
 )
 def _mixture_term(quick: bool) -> Outcome:
     reps = 4000 if quick else 40000
@@ -146,7 +146,7 @@ _REGIMES = {  # (n items, a = b): the sampling term dominates, the mixture term 
     tolerance="SIMULATION: in each regime the simulated 95 % quantile of |mean - E mean| is within 3 % of the Gaussian "
     "quantile with variance sigma2_eff, and where the two terms are equal the Gaussian quantile of either term alone "
     "misses it by more than 20 %",
-    notebook="07_exchangeable_concentration",
+    notebook="10_exchangeable_concentration",
 )
 def _gaussian_tightness(quick: bool) -> Outcome:
     reps = 40_000 if quick else 400_000
@@ -171,7 +171,7 @@ def _gaussian_tightness(quick: bool) -> Outcome:
     "any mixing law.",
     paper_value="coverage >= 0.95 under every mixing law",
     tolerance="coverage >= 0.95",
-    notebook="07_exchangeable_concentration",
+    notebook="10_exchangeable_concentration",
 )
 def _zero_sum(quick: bool) -> Outcome:
     reps = 4000 if quick else 40000
@@ -206,7 +206,7 @@ def _wald_accuracy_range(target: float, n: int) -> tuple[float, float]:
     statement="The naive i.i.d. half-width for Gemma 2 9B is 0.75 %.",
     paper_value=LIN_NAIVE_HALFWIDTH,
     tolerance=5e-5,
-    notebook="08_mmlu_uncertainty",
+    notebook="11_mmlu_uncertainty",
 )
 def _naive(quick: bool) -> Outcome:
     w = ex.wald_halfwidth(GEMMA2_9B_MMLU_ACCURACY, N_MMLU, DELTA)
@@ -229,7 +229,7 @@ def _naive(quick: bool) -> Outcome:
     paper_value=list(LIN_SPLIT_HALF_RANGE),
     tolerance="on the HELM models: every (model, domain) mean split-half correlation >= 0.65, the lower end of the "
     "paper's range (a higher one is stronger dependence, not a contradiction); not_replicated if any is <= 0",
-    notebook="08_mmlu_uncertainty",
+    notebook="11_mmlu_uncertainty",
 )
 def _splithalf(quick: bool) -> Outcome:
     data, why = _helm()
@@ -253,7 +253,7 @@ def _splithalf(quick: bool) -> Outcome:
     paper_value=LIN_SUBJECT_SD_MAX,
     tolerance="on the HELM models: for every model the subject SD is at least twice the binomial-noise SD and one "
     "accuracy for all subjects is rejected (chi-square p < 0.001)",
-    notebook="08_mmlu_uncertainty",
+    notebook="11_mmlu_uncertainty",
 )
 def _spread(quick: bool) -> Outcome:
     data, why = _helm()
@@ -280,7 +280,7 @@ def _spread(quick: bool) -> Outcome:
     paper_value=round(LIN_GEMMA2_9B_HALFWIDTH / LIN_NAIVE_HALFWIDTH, 1),
     tolerance="on the HELM models: the exchangeable half-width of the subject-macro score is at least twice the naive "
     "(Wald, all items) half-width for every model",
-    notebook="08_mmlu_uncertainty",
+    notebook="11_mmlu_uncertainty",
 )
 def _exchangeable_vs_naive(quick: bool) -> Outcome:
     data, why = _helm()
@@ -306,7 +306,7 @@ def _exchangeable_vs_naive(quick: bool) -> Outcome:
     tolerance="on the HELM models, the subject-macro score of half of each domain's subjects predicts that of the "
     "other half: the i.i.d. half-width covers the gap in fewer than 95 % of random splits for every model, and the "
     "exchangeable one in at least 95 %",
-    notebook="08_mmlu_uncertainty",
+    notebook="11_mmlu_uncertainty",
 )
 def _iid_under(quick: bool) -> Outcome:
     data, why = _helm()
@@ -337,7 +337,7 @@ def _iid_under(quick: bool) -> Outcome:
                  "gemma2_9b_halfwidth": LIN_GEMMA2_9B_HALFWIDTH},
     tolerance="split-half range ends within 0.03, largest subject SD within 0.005, half-width within 0.002; with "
     "fewer than the six models at most partly",
-    notebook="08_mmlu_uncertainty",
+    notebook="11_mmlu_uncertainty",
 )
 def _six_models(quick: bool) -> Outcome:
     found, why = find_data(mb.lin2026_responses)

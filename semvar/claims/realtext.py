@@ -1,4 +1,4 @@
-"""Records of chapter 13 (semantic variability on real LLM answers): registered with :func:`semvar.claims.claim`.
+"""Records of chapter 9 (semantic variability on real LLM answers): registered with :func:`semvar.claims.claim`.
 
 The data are the MMLU-Pro release's model outputs (29 models' written answers
 to 12,032 questions; :func:`semvar.data.load_mmlu_pro_outputs`).  The oracle
@@ -33,7 +33,7 @@ from ..experiments.realtext import (
 )
 from . import Outcome, claim, find_data, needs_data, shared
 
-NOTEBOOK = "13_real_answers"
+NOTEBOOK = "09_real_answers"
 _DATA = ("the MMLU-Pro model outputs (mmlu_pro/model_outputs_MODEL_5shots.zip for the 29 models, "
          "Apache-2.0, from TIGER-AI-Lab/MMLU-Pro; see the data README)")
 _ACROSS = "variability across 29 models, not across samples of one model"
@@ -79,7 +79,7 @@ def _subset(frame, study):
 
 @claim(
     "realtext.answer_entropy_auroc",
-    source="chapter 13 (the book's own study); semantic entropy as an error signal: Kuhn et al. (2023), Farquhar et al. (2024)",
+    source="chapter 9 (the book's own study); semantic entropy as an error signal: Kuhn et al. (2023), Farquhar et al. (2024)",
     statement="On the MMLU-Pro questions that all 29 models answered, the entropy of the 29 extracted answers "
     "(an answer with no extracted letter counted as an answer of its own) predicts that the plurality answer is "
     f"wrong: AUROC above 0.5 ({_ACROSS}).",
@@ -104,7 +104,7 @@ def _answer_entropy_auroc(quick: bool) -> Outcome:
 
 @claim(
     "realtext.minilm_pq",
-    source="chapter 13 (the book's own study); the judge model of Liu (2025), eqs. 3-4 and Table 2",
+    source="chapter 9 (the book's own study); the judge model of Liu (2025), eqs. 3-4 and Table 2",
     statement="On real chain-of-thought answers the MiniLM cosine judge (all-MiniLM-L6-v2, threshold chosen on a "
     "calibration half of the questions) says TRUE more often to answers that reach the same letter than to answers "
     "that do not: p - q > 0 on the other half.",
@@ -136,7 +136,7 @@ def _minilm_pq(quick: bool) -> Outcome:
 
 @claim(
     "realtext.sbm_pair_independence",
-    source="chapter 13 (the book's own study); the stochastic block model of the judge, Liu (2025), eqs. 3-4",
+    source="chapter 9 (the book's own study); the stochastic block model of the judge, Liu (2025), eqs. 3-4",
     statement="The MiniLM judge's verdict on two answers that reach the same letter does not depend on the pair beyond "
     "that (one p for every such pair, as the stochastic block model assumes).",
     paper_value="one p for every same-meaning pair",
@@ -210,7 +210,7 @@ def _selfsim_flags_errors(quick: bool) -> Outcome:
 
 @claim(
     "realtext.consistent_but_wrong",
-    source="chapter 13 (the book's own study): the caveat of seed 002, Disadvantages (Limited Factual Verification), "
+    source="chapter 9 (the book's own study): the caveat of seed 002, Disadvantages (Limited Factual Verification), "
     "which selfsim.wrong_answers_pass records as a claim, checked on real answers",
     statement="A response that is internally consistent but factually incorrect might still pass this evaluation.",
     paper_value="consistent-but-wrong answers pass",
@@ -241,7 +241,7 @@ def _consistent_but_wrong(quick: bool) -> Outcome:
 
 @claim(
     "realtext.spectral_tracks_oracle",
-    source="chapter 13 (the book's own study); semantic spectral entropy, Liu (2025), Algorithm 1 and section 2.4",
+    source="chapter 9 (the book's own study); semantic spectral entropy, Liu (2025), Algorithm 1 and section 2.4",
     statement="Semantic spectral entropy with the MiniLM cosine judge and K chosen by network cross-validation "
     "(Liu's section 2.4) tracks the oracle entropy of the 29 answers on real text.",
     paper_value="Spearman correlation >= 0.5",

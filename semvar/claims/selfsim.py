@@ -1,4 +1,4 @@
-"""Claims of chapter 6 (LLM self-similarity, seed 002): registered with :func:`semvar.claims.claim`.
+"""Claims of chapter 8 (LLM self-similarity, seed 002): registered with :func:`semvar.claims.claim`.
 
 The printed example and the worked example (:mod:`semvar.papers`) are
 recomputed here.  The claims about what the score measures are judged on the
@@ -22,7 +22,7 @@ from ..experiments.selfsim import corpus_grid, corpus_table, discordance, pair_s
 from ..papers import SEED_PRINTED_SELF_SIMILARITY, SEED_RESPONSES, SEED_WORKED_COSINES, SEED_WORKED_SELF_SIMILARITY
 from . import Outcome, claim, find_data, needs_data, shared
 
-NOTEBOOK = "06_self_similarity"
+NOTEBOOK = "08_self_similarity"
 
 
 def seed_example_values(model=None) -> list[float]:
@@ -172,7 +172,7 @@ def _worked(quick: bool) -> Outcome:
 
 @claim(
     "selfsim.scalability",
-    source="this book, chapter 6 (the tutorial's Advantages list 'Scalability'; its code builds the n x n matrix)",
+    source="this book, chapter 8 (the tutorial's Advantages list 'Scalability'; its code builds the n x n matrix)",
     statement="The score needs no n x n matrix: through (||sum u_i||^2 - n)/(n(n-1)) it takes O(n d) time and O(d) "
     "extra memory, so 200,000 responses need less than 1% of the memory of their cosine matrix.",
     paper_value="efficient at scale (no measurement given)",

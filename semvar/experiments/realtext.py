@@ -1,4 +1,4 @@
-"""Semantic variability on real LLM answers: 29 models' chain-of-thought answers to MMLU-Pro (chapter 13).
+"""Semantic variability on real LLM answers: 29 models' chain-of-thought answers to MMLU-Pro (chapter 9).
 
 The MMLU-Pro release holds, for 29 models, the written answer of each model to
 each of the 12,032 questions and the letter extracted from it

@@ -1,4 +1,4 @@
-"""Self-similarity against semantic spectral entropy on the hobby corpus (chapter 6).
+"""Self-similarity against semantic spectral entropy on the hobby corpus (chapter 8).
 
 Two studies, both with all-MiniLM-L6-v2 embeddings of the hobby corpus
 (:mod:`semvar.corpus`), where the meaning of every text is known:
@@ -223,7 +223,7 @@ def pair_summary(texts, embeddings, *, m: int = 2, thresholds=None) -> dict:
     n = len(texts)
     best_one = np.full(n, -np.inf)
     worst_para = np.full(n, np.inf)
-    for a, b in ((i, j), (j, i)):
+    for a, _b in ((i, j), (j, i)):
         sel = shared == m - 1
         np.maximum.at(best_one, a[sel], cos[sel])
         sel = shared == m
