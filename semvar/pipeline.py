@@ -66,7 +66,7 @@ from ._validation import (
     split_verdicts,
 )
 from .entropy import empirical_entropy
-from .graph import all_pairs, check_judged
+from .graph import all_pairs, check_judged, judge_graph
 from .select_k import (
     METHODS,
     KSelection,
@@ -533,9 +533,8 @@ def _judged_graph(judge, texts) -> np.ndarray:
 
 
 def _one_problem(texts, judge, k, k_max: int, laplacian: str, rng):
-    A = _judged_graph(judge, texts)
-    if A.shape[0] > FAST_N:
-        A = sp.csr_array(A)
+    # small graphs dense (no sparse assembly); large ones sparse, as judge_graph builds them
+    A = _judged_graph(judge, texts) if len(texts) <= FAST_N else judge_graph(judge, texts)
     return _entropy_of_graph(A, k, k_max, laplacian, None, None, rng)
 
 

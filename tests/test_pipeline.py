@@ -227,3 +227,14 @@ def test_single_call_bad_flags():
         semantic_spectral_entropy(["a", "b"], OracleJudge([0, 1]), return_k="yes")
     with pytest.raises(ValueError, match="return_k"):
         graph_entropy(np.eye(3) * 0, return_k=None)
+
+
+def test_a_large_prompt_takes_the_sparse_path():
+    """Above FAST_N texts the judged graph is assembled sparse and the general path clusters it."""
+    truth = block_labels([200, 120])
+    texts = [f"t{i}" for i in range(truth.size)]
+    assert truth.size > pipeline.FAST_N
+    h, labels, sel = semantic_spectral_entropy(texts, OracleJudge(truth), "eigengap", return_labels=True,
+                                               return_k=True, random_state=0)
+    assert sel.k == 2 and h == pytest.approx(empirical_entropy(truth))
+    assert canonical_labels(labels).tolist() == truth.tolist()

@@ -122,7 +122,7 @@ def _weak_judges(quick: bool) -> Outcome:
     "semantic entropy is used: 5-50 texts per prompt, with the judges of the paper's Table 2.",
     paper_value="recovers K (no number given)",
     tolerance="with the informative judges (p - q >= 0.5): P(K_hat = K) >= 0.8 at 20 and 50 texts; "
-    "not_replicated when it is below 0.5 at some n >= 20 while 'auto' reaches 0.7 on the same graphs",
+    "not_replicated when it is below 0.5 at some n >= 20 while 'auto' reaches 0.6 on the same graphs",
     notebook=NOTEBOOK,
 )
 def _k_selection_small_n(quick: bool) -> Outcome:
@@ -132,7 +132,7 @@ def _k_selection_small_n(quick: bool) -> Outcome:
     big = [n for n in acc.index if n >= 20]
     if all(acc.loc[n, "ncv"] >= 0.8 for n in big):
         status = "replicated"
-    elif any(acc.loc[n, "ncv"] < 0.5 and acc.loc[n, "auto"] >= 0.7 for n in big):
+    elif any(acc.loc[n, "ncv"] < 0.5 and acc.loc[n, "auto"] >= 0.6 for n in big):
         status = "not_replicated"
     else:
         status = "partly"
