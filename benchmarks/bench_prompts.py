@@ -65,6 +65,26 @@ def true_entropy(m: int) -> np.ndarray:
     return np.array([h[i % len(PARTITIONS)] for i in range(m)])
 
 
+def _control_task(i: int) -> float:
+    """A fixed CPU-bound task (small eigen-decompositions) for the control measurement of parallelism."""
+    rng = np.random.default_rng(i)
+    total = 0.0
+    for _ in range(100):
+        a = rng.normal(size=(20, 20))
+        total += float(np.linalg.eigh(a + a.T)[0][0])
+    return total
+
+
+def control_speedup(tasks: int = 200) -> tuple[float, float]:
+    """Seconds of the control task on one and on two joblib workers (what the machine's load allows)."""
+    from joblib import Parallel, delayed
+
+    Parallel(n_jobs=2)(delayed(_control_task)(i) for i in range(4))  # start the workers
+    _, t1 = timed(lambda: [_control_task(i) for i in range(tasks)])
+    _, t2 = timed(lambda: Parallel(n_jobs=2)(delayed(_control_task)(i) for i in range(tasks)))
+    return t1, t2
+
+
 def timed(func):
     t0 = time.perf_counter()
     out = func()
@@ -103,20 +123,30 @@ def main(argv=None) -> None:
     # warm up (imports, the all-pairs cache, the thread-pool lookup)
     semantic_spectral_entropies(prompts(20), random_state=0)
 
-    (h_known, k_known, _), t_known = timed(
-        lambda: semantic_spectral_entropies(prompts(m), true_k(m), random_state=1, return_k=True))
-    (h_auto, k_auto, conf), t_auto = timed(lambda: semantic_spectral_entropies(prompts(m), random_state=1, return_k=True))
-    (h_par, k_par, conf_par), t_par = timed(
-        lambda: semantic_spectral_entropies(prompts(m), n_jobs=2, random_state=1, return_k=True))
+    # each path twice, interleaved; the faster of the two runs is reported (the machine is shared)
+    runs = {"known": [], "auto1": [], "auto2": []}
+    for _ in range(2):
+        (h_known, k_known, _), t = timed(
+            lambda: semantic_spectral_entropies(prompts(m), true_k(m), random_state=1, return_k=True))
+        runs["known"].append(t)
+        (h_auto, k_auto, conf), t = timed(lambda: semantic_spectral_entropies(prompts(m), random_state=1, return_k=True))
+        runs["auto1"].append(t)
+        (h_par, k_par, conf_par), t = timed(
+            lambda: semantic_spectral_entropies(prompts(m), n_jobs=2, random_state=1, return_k=True))
+        runs["auto2"].append(t)
+    t_known, t_auto, t_par = (min(runs[key]) for key in ("known", "auto1", "auto2"))
     same = np.array_equal(h_auto, h_par) and np.array_equal(k_auto, k_par) and np.array_equal(conf, conf_par, equal_nan=True)
 
-    row("## Time (wall clock)")
-    row(f"{'path':32s} {'n_jobs':>6s} {'seconds':>9s} {'ms/prompt':>10s}")
-    row(f"{'known K (true K given)':32s} {1:6d} {t_known:9.1f} {1e3 * t_known / m:10.2f}")
-    row(f"{'auto':32s} {1:6d} {t_auto:9.1f} {1e3 * t_auto / m:10.2f}")
-    row(f"{'auto':32s} {2:6d} {t_par:9.1f} {1e3 * t_par / m:10.2f}")
+    row("## Time (wall clock; the faster of two interleaved runs, both shown)")
+    row(f"{'path':32s} {'n_jobs':>6s} {'seconds':>9s} {'ms/prompt':>10s}   runs (s)")
+    for label, nj, t, key in (("known K (true K given)", 1, t_known, "known"), ("auto", 1, t_auto, "auto1"),
+                              ("auto", 2, t_par, "auto2")):
+        row(f"{label:32s} {nj:6d} {t:9.1f} {1e3 * t / m:10.2f}   {', '.join(f'{x:.1f}' for x in runs[key])}")
     row(f"auto / known K (n_jobs=1): {t_auto / t_known:.2f}x   n_jobs=1 / n_jobs=2: {t_auto / t_par:.2f}x   "
         f"n_jobs=2 equals n_jobs=1: {same}")
+    c1, c2 = control_speedup()
+    row(f"control (a fixed CPU-bound task, the same on one and two workers): {c1:.1f} s / {c2:.1f} s = {c1 / c2:.2f}x "
+        "(below about 1.5x the machine's other load left no second core free)")
     row(f"load average after (1, 5, 15 min): {tuple(round(x, 2) for x in os.getloadavg())}")
 
     truth_k = np.array(true_k(m))
@@ -151,7 +181,8 @@ def main(argv=None) -> None:
     row("## Targets")
     row(f"auto over {m:,} prompts on two cores <= 60 s: {'met' if t_par <= 60 else 'NOT met'} ({t_par:.1f} s)")
     row(f"auto <= 3x the known-K path: {'met' if t_auto <= 3 * t_known else 'NOT met'} ({t_auto / t_known:.2f}x)")
-    row(f"n_jobs=2 faster than n_jobs=1: {'met' if t_par < t_auto else 'NOT met'} ({t_auto / t_par:.2f}x)")
+    row(f"n_jobs=2 faster than n_jobs=1: {'met' if t_par < t_auto else 'NOT met'} ({t_auto / t_par:.2f}x; "
+        f"control task {c1 / c2:.2f}x)")
     row(f"working memory flat in the number of prompts (within 1.5x from {mem_sizes[0]:,} to {mem_sizes[-1]:,}): "
         f"{'met' if working[-1] <= 1.5 * working[0] else 'NOT met'}")
     args.out.write_text("\n".join(lines) + "\n")

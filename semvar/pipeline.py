@@ -285,7 +285,7 @@ def semantic_spectral_entropies(
     n_jobs=1,
     random_state=None,
     return_k: bool = False,
-    chunk_size: int = 64,
+    chunk_size: int = 128,
     progress: bool = False,
 ):
     """Semantic spectral entropy of many prompts, each with its own texts and judge.
@@ -317,7 +317,7 @@ def semantic_spectral_entropies(
         same verdicts everywhere when each prompt has its own judge object.
     return_k : bool, default False
         Also return the chosen ``K`` and the rule's confidence of each prompt.
-    chunk_size : int, default 64
+    chunk_size : int, default 128
         Prompts per task sent to a worker.
     progress : bool, default False
         Show a tqdm progress bar over the prompts.

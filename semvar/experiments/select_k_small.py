@@ -31,7 +31,7 @@ Graphs per cell: :data:`REPS` (30 for ``n <= 20``, 20 for 50, 10 for 100, 4
 for 300), 48 cells per ``n``: 5,952 graphs in all.  Writes ``data/select_k_small.csv`` with one row
 per (cell, graph, rule): ``n, judge, p, q, partition, k_true, h_true, rep,
 rule, k_hat, h_hat, err``.  Run ``python -m semvar.experiments.select_k_small``
-(a few minutes on two cores; ``--n-jobs``, ``--scale`` to change the number
+(about ten minutes on two cores, 13 minutes measured on a shared machine; ``--n-jobs``, ``--scale`` to change the number
 of graphs, ``--quick`` for a smoke run).
 """
 
