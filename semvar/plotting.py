@@ -8,6 +8,7 @@ import hashlib
 import io
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -16,7 +17,10 @@ from matplotlib.animation import FuncAnimation
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
-__all__ = ["use_style", "PALETTE", "new_figure", "sweep_player", "SweepPlayer", "interactive_figure"]
+__all__ = [
+    "use_style", "PALETTE", "new_figure", "sweep_player", "SweepPlayer", "Slider", "interactive_figure",
+    "check_controls",
+]
 
 #: a colour-blind-safe palette (Okabe & Ito 2008)
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
@@ -47,6 +51,128 @@ def new_figure(ncols: int = 1, nrows: int = 1, *, width: float = 6.4, height: fl
     return plt.subplots(nrows, ncols, figsize=(width * ncols ** 0.8, height * nrows ** 0.9), **kw)
 
 
+@dataclass(frozen=True)
+class Slider:
+    """A slider described as data: its default, range, step and scale.
+
+    A chapter writes its controls as ``Slider`` values: they build no widget
+    (nothing is stored in the notebook, the static book needs no widget
+    JavaScript), :func:`check_controls` draws the figure at their ends, and
+    :func:`interactive_figure` turns them into sliders in a live kernel.
+
+    Parameters
+    ----------
+    value : float
+        The default, between ``low`` and ``high``.
+    low, high : float
+        The ends, ``low < high``; both positive when ``log=True``.
+    step : float
+        The step, positive (in powers of ten when ``log=True``).
+    log : bool, default False
+        A logarithmic slider.
+    label : str, optional
+        The text beside the slider; default the keyword it is given under.
+
+    Examples
+    --------
+    >>> Slider(1.0, 0.25, 4.0, 0.05, log=True).ends()
+    (0.25, 4.0)
+    >>> Slider(2.0, 0.0, 1.0, 0.1)
+    Traceback (most recent call last):
+    ...
+    ValueError: a Slider needs low <= value <= high, got low=0.0, value=2.0, high=1.0
+    """
+
+    value: float
+    low: float
+    high: float
+    step: float
+    log: bool = False
+    label: str | None = None
+
+    def __post_init__(self):
+        for name in ("value", "low", "high", "step"):
+            v = getattr(self, name)
+            if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)) or not np.isfinite(v):
+                raise ValueError(f"Slider {name} must be a finite number, got {v!r}")
+        if not self.low < self.high:
+            raise ValueError(f"a Slider needs low < high, got low={self.low}, high={self.high}")
+        if not self.low <= self.value <= self.high:
+            raise ValueError(f"a Slider needs low <= value <= high, got low={self.low}, value={self.value}, "
+                             f"high={self.high}")
+        if not self.step > 0:
+            raise ValueError(f"Slider step must be positive, got {self.step}")
+        if self.log and not self.low > 0:
+            raise ValueError(f"a logarithmic Slider needs low > 0, got {self.low}")
+
+    def ends(self) -> tuple[float, float]:
+        """``(low, high)``."""
+        return (self.low, self.high)
+
+    def widget(self, name: str):
+        """The ipywidgets slider (built only when called; needs ``ipywidgets``)."""
+        import ipywidgets as widgets
+
+        common = dict(description=self.label or name, continuous_update=False)
+        if self.log:
+            return widgets.FloatLogSlider(value=self.value, base=10, min=float(np.log10(self.low)),
+                                          max=float(np.log10(self.high)), step=self.step, **common)
+        return widgets.FloatSlider(value=self.value, min=self.low, max=self.high, step=self.step, **common)
+
+
+def _check_draw(draw, controls) -> None:
+    if not callable(draw):
+        raise ValueError(f"draw must be a callable returning a matplotlib figure, got {type(draw).__name__}")
+    if not controls:
+        raise ValueError("interactive_figure needs at least one control, e.g. slope=(0.0, 2.0, 0.5)")
+
+
+def check_controls(draw, **controls: Slider) -> int:
+    """Draw the figure with every slider at its low end, then at its high end.
+
+    What a reader meets when dragging the sliders of :func:`interactive_figure`
+    to their ends, checked without building a widget: an error in ``draw`` at
+    either end of the ranges raises here.  Each figure is closed.
+
+    Parameters
+    ----------
+    draw : callable
+        ``draw(**values) -> matplotlib.figure.Figure``.
+    **controls : Slider
+        One per keyword argument of ``draw``.
+
+    Returns
+    -------
+    int
+        The number of figures drawn (2).
+
+    Raises
+    ------
+    ValueError
+        If ``draw`` is not callable, no control is given, a control is not a
+        :class:`Slider`, or ``draw`` does not return a figure.
+
+    Examples
+    --------
+    >>> def draw(slope):
+    ...     fig, ax = new_figure()
+    ...     ax.plot([0, 1], [0, slope])
+    ...     return fig
+    >>> check_controls(draw, slope=Slider(1.0, 0.0, 2.0, 0.5)), len(plt.get_fignums())
+    (2, 0)
+    """
+    _check_draw(draw, controls)
+    bad = [k for k, c in controls.items() if not isinstance(c, Slider)]
+    if bad:
+        raise ValueError(f"check_controls takes Slider controls; not a Slider: {bad}")
+    for end in (0, 1):
+        fig = draw(**{k: c.ends()[end] for k, c in controls.items()})
+        if not isinstance(fig, Figure):
+            raise ValueError(f"draw must return a matplotlib Figure, got {type(fig).__name__}")
+        plt.close(fig)
+    return 2
+
+
 def interactive_figure(draw, **controls):
     """Sliders above a picture: every change of a control redraws the figure.
 
@@ -61,9 +187,10 @@ def interactive_figure(draw, **controls):
         ``draw(**values) -> matplotlib.figure.Figure``, one keyword argument
         per control.
     **controls
-        The controls, as :func:`ipywidgets.interactive` takes them: a widget
-        (e.g. ``ipywidgets.FloatSlider(...)``) or an abbreviation such as
-        ``(low, high, step)``.
+        The controls: a :class:`Slider`, or anything
+        :func:`ipywidgets.interactive` takes (a widget such as
+        ``ipywidgets.FloatSlider(...)``, or an abbreviation such as
+        ``(low, high, step)``).
 
     Returns
     -------
@@ -96,12 +223,10 @@ def interactive_figure(draw, **controls):
     >>> bytes(picture.value[1:4]), len(plt.get_fignums())
     (b'PNG', 0)
     """
-    if not callable(draw):
-        raise ValueError(f"draw must be a callable returning a matplotlib figure, got {type(draw).__name__}")
-    if not controls:
-        raise ValueError("interactive_figure needs at least one control, e.g. slope=(0.0, 2.0, 0.5)")
+    _check_draw(draw, controls)
     import ipywidgets as widgets
 
+    controls = {k: c.widget(k) if isinstance(c, Slider) else c for k, c in controls.items()}
     image = widgets.Image(format="png")
 
     def update(**values):

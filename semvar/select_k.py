@@ -1029,7 +1029,7 @@ def _consensus(A: np.ndarray, k_max: int, methods: tuple, rng) -> KSelection:
 
 
 # --------------------------------------------------------------------------- auto
-#: At most this many texts with a TRUE verdict: :func:`auto` takes the larger of the ICL's and the eigengap's K.
+#: Graph size below which :func:`auto` also asks the eigengap (texts with a TRUE verdict).
 AUTO_SMALL = 10
 
 

@@ -12,7 +12,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 
-from semvar.plotting import PALETTE, SweepPlayer, interactive_figure, new_figure, sweep_player
+from semvar.plotting import PALETTE, Slider, SweepPlayer, check_controls, interactive_figure, new_figure, sweep_player
 
 
 def _quiet(fn, *args, **kwargs):
@@ -52,6 +52,60 @@ def test_interactive_figure_redraws_with_the_current_values_and_closes_figures()
 def test_interactive_figure_bad_input(draw, controls, match):
     with pytest.raises(ValueError, match=match):
         interactive_figure(draw, **controls)
+
+
+def _picture(width, label="x"):
+    fig, ax = new_figure(width=width, height=2.0)
+    ax.plot([0, 1], [0, 1], label=label)
+    return fig
+
+
+def test_slider_specs_become_widgets_only_when_built():
+    lin, log = Slider(2.0, 1.0, 4.0, 1.0), Slider(1.0, 0.25, 4.0, 0.05, log=True, label="T")
+    w = lin.widget("width")
+    assert isinstance(w, widgets.FloatSlider) and (w.value, w.min, w.max, w.description) == (2.0, 1.0, 4.0, "width")
+    w = log.widget("t")
+    assert isinstance(w, widgets.FloatLogSlider) and w.description == "T"
+    assert (w.min, w.max) == pytest.approx((np.log10(0.25), np.log10(4.0))) and w.value == pytest.approx(1.0)
+    box = _quiet(interactive_figure, _picture, width=lin)
+    assert _png_size(box.children[1].value) == (144, 144)  # built at the default
+    assert plt.get_fignums() == []
+
+
+def test_check_controls_draws_both_ends_and_surfaces_errors():
+    seen = []
+
+    def draw(width, height):
+        seen.append((width, height))
+        if width > 3.5:
+            raise ZeroDivisionError("breaks at the high end")
+        return _picture(width)
+
+    ok = dict(width=Slider(2.0, 1.0, 3.0, 0.5), height=Slider(2.0, 1.0, 2.5, 0.5))
+    assert check_controls(draw, **ok) == 2 and seen == [(1.0, 1.0), (3.0, 2.5)]
+    assert plt.get_fignums() == []
+    with pytest.raises(ZeroDivisionError, match="high end"):
+        check_controls(draw, width=Slider(2.0, 1.0, 4.0, 0.5), height=Slider(2.0, 1.0, 2.5, 0.5))
+    with pytest.raises(ValueError, match="must return a matplotlib Figure"):
+        check_controls(lambda width: None, width=Slider(2.0, 1.0, 3.0, 0.5))
+    with pytest.raises(ValueError, match="not a Slider"):
+        check_controls(_picture, width=(1.0, 3.0, 0.5))
+    with pytest.raises(ValueError, match="at least one control"):
+        check_controls(_picture)
+
+
+@pytest.mark.parametrize("args, kw, match", [
+    ((2.0, 0.0, 1.0, 0.1), {}, "low <= value <= high"),
+    ((1.0, 1.0, 1.0, 0.1), {}, "low < high"),
+    ((0.5, 0.0, 1.0, 0.0), {}, "step must be positive"),
+    ((0.5, 0.0, 1.0, 0.1), {"log": True}, "low > 0"),
+    ((float("nan"), 0.0, 1.0, 0.1), {}, "finite number"),
+    (("1", 0.0, 1.0, 0.1), {}, "finite number"),
+    ((True, 0.0, 1.0, 0.1), {}, "finite number"),
+])
+def test_slider_bad_input(args, kw, match):
+    with pytest.raises(ValueError, match=match):
+        Slider(*args, **kw)
 
 
 def test_new_figure_uses_the_palette_and_scales_with_the_grid():
