@@ -11,13 +11,15 @@ three digits); a cell with several PNG outputs gives ``iii.png``,
 
 from __future__ import annotations
 
-import argparse
 import base64
 import binascii
 import sys
 from pathlib import Path
 
 import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _chapters import chapter_notebooks, run_cli  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -83,11 +85,7 @@ def export_figures(source: str | Path = "notebooks", dest: str | Path = "figures
         an image output is not PNG data.
     """
     source, dest = Path(source), Path(dest)
-    if not source.is_dir():
-        raise ValueError(f"source={str(source)!r} is not a folder; expected the folder of chapter notebooks")
-    paths = sorted(source.glob("*.ipynb"))
-    if not paths:
-        raise ValueError(f"source={str(source)!r} holds no .ipynb files")
+    paths = chapter_notebooks(source)
     written = []
     for path in paths:
         images = notebook_pngs(nbformat.read(path, as_version=4))
@@ -103,14 +101,7 @@ def export_figures(source: str | Path = "notebooks", dest: str | Path = "figures
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", default="notebooks", help="folder of executed chapters (default: notebooks)")
-    parser.add_argument("--dest", default="figures", help="folder to write to (default: figures)")
-    args = parser.parse_args(argv)
-    written = export_figures(args.source, args.dest)
-    chapters = len({p.parent for p in written})
-    print(f"wrote {len(written)} figures from {chapters} chapters to {args.dest}/")
-    return 0
+    return run_cli(__doc__, "figures", export_figures, lambda written, dest: f"wrote {len(written)} figures from {len({p.parent for p in written})} chapters to {dest}/", argv)
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ not pair up, rather than hand out a copy with half a solution in it.
 
 from __future__ import annotations
 
-import argparse
 import copy
 import re
 import sys
@@ -30,6 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _chapters import chapter_notebooks, run_cli  # noqa: E402
 
 # a directive's opening fence: ``:::{name} args`` or ```` ```{name} args ````
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>:{3,}|`{3,})\{(?P<name>[A-Za-z][\w:-]*)\}(?P<args>.*)$")
@@ -221,11 +223,7 @@ def make_student(source: str | Path = "notebooks", dest: str | Path = "student")
         markers do not pair up.
     """
     source, dest = Path(source), Path(dest)
-    if not source.is_dir():
-        raise ValueError(f"source={str(source)!r} is not a folder; expected the folder of chapter notebooks")
-    paths = sorted(source.glob("*.ipynb"))
-    if not paths:
-        raise ValueError(f"source={str(source)!r} holds no .ipynb files")
+    paths = chapter_notebooks(source)
     if dest.resolve() == source.resolve():
         raise ValueError(f"dest={str(dest)!r} is the source folder; choose another folder")
     # build every copy before writing any, so a bad notebook leaves no partial hand-out
@@ -240,13 +238,7 @@ def make_student(source: str | Path = "notebooks", dest: str | Path = "student")
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--source", default="notebooks", help="folder of executed chapters (default: notebooks)")
-    parser.add_argument("--dest", default="student", help="folder to write to (default: student)")
-    args = parser.parse_args(argv)
-    written = make_student(args.source, args.dest)
-    print(f"wrote {len(written)} notebooks without solutions to {args.dest}/")
-    return 0
+    return run_cli(__doc__, "student", make_student, lambda written, dest: f"wrote {len(written)} notebooks without solutions to {dest}/", argv)
 
 
 if __name__ == "__main__":

@@ -49,122 +49,20 @@ models' answers, MMLU-Redux), :mod:`~semvar.data.mmlu_pro` (29 models' written a
 MMLU-Pro).
 """
 
+from . import helm, mmlu, mmlu_pro, responses, ye2024
 from ._fetch import GITHUB_RAW, cache_dir, fetch_github, github_url
 from ._paths import PROJECT_ROOT, DataNotFoundError, candidate_dirs, find_data_dir, result_path
-from .helm import (
-    HELM_COMMIT,
-    HELM_MODELS,
-    HELM_REPO,
-    HELM_SHA256,
-    REDUX_ERROR_TYPES,
-    REDUX_MODELS,
-    load_helm_mmlu,
-    load_mmlu_redux,
-)
-from .mmlu import MMLU_COLUMNS, MMLU_ROWS, MMLU_SHA256, load_mmlu, mmlu_subjects
-from .mmlu_pro import (
-    MMLU_PRO_CATEGORIES,
-    MMLU_PRO_COLUMNS,
-    MMLU_PRO_COMMIT,
-    MMLU_PRO_LETTERS,
-    MMLU_PRO_MODELS,
-    MMLU_PRO_QUESTIONS,
-    MMLU_PRO_REPO,
-    MMLU_PRO_SHA256,
-    MMLUProDataWarning,
-    load_mmlu_pro_outputs,
-    mmlu_pro_question_ids,
-    mmlu_pro_report,
-)
-from .responses import (
-    MMLU_RESPONSES_FILE,
-    RESPONSE_COLUMNS,
-    load_lm_eval_samples,
-    load_mmlu_responses,
-    load_response_table,
-    mmlu_subject_offsets,
-    response_matrix,
-    validate_responses,
-)
-from .ye2024 import (
-    YE_ANSWER_REPO,
-    YE_CHAT_MODELS,
-    YE_COMMIT,
-    YE_MODEL_SETS,
-    YE_MODELS,
-    YE_OPTIONS,
-    YE_PROMPTS,
-    YE_QA_KEY_RULE,
-    YE_REPO,
-    YE_SHA256,
-    YE_TASKS,
-    AnswerKeyWarning,
-    load_ye_answers,
-    load_ye_logits,
-)
+from .helm import *  # noqa: F403  (HELM answers and MMLU-Redux)
+from .mmlu import *  # noqa: F403
+from .mmlu_pro import *  # noqa: F403  (MMLU-Pro model outputs)
+from .responses import *  # noqa: F403  (item-level response tables)
+from .ye2024 import *  # noqa: F403  (Ye et al. 2024)
 
 __all__ = [
     # the rule
-    "PROJECT_ROOT",
-    "candidate_dirs",
-    "find_data_dir",
-    "result_path",
-    "DataNotFoundError",
+    "PROJECT_ROOT", "candidate_dirs", "find_data_dir", "result_path", "DataNotFoundError",
     # fetching from the origin
-    "GITHUB_RAW",
-    "cache_dir",
-    "github_url",
-    "fetch_github",
-    # MMLU
-    "MMLU_COLUMNS",
-    "MMLU_ROWS",
-    "MMLU_SHA256",
-    "load_mmlu",
-    "mmlu_subjects",
-    # MMLU-Pro model outputs
-    "MMLU_PRO_REPO",
-    "MMLU_PRO_COMMIT",
-    "MMLU_PRO_SHA256",
-    "MMLU_PRO_MODELS",
-    "MMLU_PRO_QUESTIONS",
-    "MMLU_PRO_CATEGORIES",
-    "MMLU_PRO_COLUMNS",
-    "MMLU_PRO_LETTERS",
-    "MMLUProDataWarning",
-    "load_mmlu_pro_outputs",
-    "mmlu_pro_question_ids",
-    "mmlu_pro_report",
-    # HELM answers and MMLU-Redux
-    "HELM_REPO",
-    "HELM_COMMIT",
-    "HELM_MODELS",
-    "HELM_SHA256",
-    "REDUX_MODELS",
-    "REDUX_ERROR_TYPES",
-    "load_helm_mmlu",
-    "load_mmlu_redux",
-    # response tables
-    "MMLU_RESPONSES_FILE",
-    "RESPONSE_COLUMNS",
-    "mmlu_subject_offsets",
-    "validate_responses",
-    "load_response_table",
-    "load_mmlu_responses",
-    "load_lm_eval_samples",
-    "response_matrix",
-    # Ye et al. (2024)
-    "YE_TASKS",
-    "YE_MODELS",
-    "YE_CHAT_MODELS",
-    "YE_PROMPTS",
-    "YE_MODEL_SETS",
-    "YE_SHA256",
-    "YE_REPO",
-    "YE_COMMIT",
-    "YE_ANSWER_REPO",
-    "YE_OPTIONS",
-    "load_ye_logits",
-    "load_ye_answers",
-    "YE_QA_KEY_RULE",
-    "AnswerKeyWarning",
+    "GITHUB_RAW", "cache_dir", "github_url", "fetch_github",
+    # one list per data family, kept in its module
+    *mmlu.__all__, *mmlu_pro.__all__, *helm.__all__, *responses.__all__, *ye2024.__all__,
 ]

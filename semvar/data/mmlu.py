@@ -14,6 +14,14 @@ import pandas as pd
 from .._mmlu_subjects import SUBJECTS
 from ._paths import _not_found, _verify_checksum, find_data_dir
 
+__all__ = [
+    "MMLU_COLUMNS",
+    "MMLU_ROWS",
+    "MMLU_SHA256",
+    "load_mmlu",
+    "mmlu_subjects",
+]
+
 MMLU_ROWS = {"test": 14042, "validation": 1531, "dev": 285}
 MMLU_SHA256 = {
     "test": "8b211f7e7129fe12fe92e83bd045d3017a43f9acbebb6006504ab7579b42cf35",

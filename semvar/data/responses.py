@@ -22,6 +22,17 @@ from .._mmlu_subjects import SUBJECTS
 from ._paths import _not_found, find_data_dir
 from .mmlu import MMLU_ROWS
 
+__all__ = [
+    "MMLU_RESPONSES_FILE",
+    "RESPONSE_COLUMNS",
+    "mmlu_subject_offsets",
+    "validate_responses",
+    "load_response_table",
+    "load_mmlu_responses",
+    "load_lm_eval_samples",
+    "response_matrix",
+]
+
 RESPONSE_COLUMNS = ["model", "item_id", "correct"]
 MMLU_RESPONSES_FILE = "mmlu_responses.csv.gz"
 

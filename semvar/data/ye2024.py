@@ -48,6 +48,23 @@ from ._fetch import cache_dir, fetch_github, github_url
 from ._paths import DataNotFoundError, _not_found, _verify_checksum, find_data_dir
 from ._safe_pickle import load_numpy_pickle
 
+__all__ = [
+    "YE_TASKS",
+    "YE_MODELS",
+    "YE_CHAT_MODELS",
+    "YE_PROMPTS",
+    "YE_MODEL_SETS",
+    "YE_SHA256",
+    "YE_REPO",
+    "YE_COMMIT",
+    "YE_ANSWER_REPO",
+    "YE_OPTIONS",
+    "load_ye_logits",
+    "load_ye_answers",
+    "YE_QA_KEY_RULE",
+    "AnswerKeyWarning",
+]
+
 YE_TASKS = {
     "qa": "mmlu_10k",
     "rc": "cosmosqa_10k",
