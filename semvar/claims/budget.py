@@ -14,6 +14,7 @@ import numpy as np
 from ..experiments.budget import BUDGET_JUDGES, PROPORTIONS, greedy_order_study, run_random
 from ..papers import PAPER_TABLE2
 from . import Outcome, claim
+from ._outcome import decide
 
 NOTEBOOK = "06_judge_budget"
 GPT = PAPER_TABLE2["GPT"]
@@ -111,7 +112,7 @@ def _law(quick: bool) -> Outcome:
         if snrs
         else "no budget on the grid reached the target"
     )
-    return Outcome(value, "replicated" if ok else "not_replicated", note)
+    return decide(value, ok, note)
 
 
 @claim(
@@ -139,9 +140,9 @@ def _greedy_order(quick: bool) -> Outcome:
     }
     ok = value["entropy_sd"] >= 0.01 and value["mean_abs_error"] >= 0.1  # both halves of the statement
     truth = float(d["entropy"].iloc[0] - d["err"].iloc[0]) if d["entropy"].iloc[0] >= d["err"].iloc[0] else float("nan")
-    return Outcome(
+    return decide(
         value,
-        "replicated" if ok else "not_replicated",
+        ok,
         f"true entropy {truth:.4f}; greedy finds {value['clusters_range'][0]}-{value['clusters_range'][1]} clusters "
         f"instead of 3, so its error ({value['mean_abs_error']}) dwarfs the order spread",
     )

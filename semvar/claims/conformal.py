@@ -28,6 +28,7 @@ from ..papers import (
     YE_QWEN72B_QA,
 )
 from . import Outcome, claim, find_data, needs_data
+from ._outcome import decide, with_data
 
 PANEL_A = dict(REVIEW_PANEL_A)
 PANEL_B = dict(REVIEW_PANEL_B)
@@ -105,7 +106,7 @@ def _temperature(quick: bool) -> Outcome:
             + f"; the statement holds for acc0 in {where} of the grid (the review states it at the default 0.88, just "
             "below 1 - alpha; at acc0 <= 0.8 the APS range is well under one option)")
     ok = changed == 0 and at_default
-    return Outcome(our, "replicated" if ok else "not_replicated", note)
+    return decide(our, ok, note)
 
 
 # --------------------------------------------------------------------------- panel B
@@ -200,8 +201,7 @@ def _opposite_orders(quick: bool) -> Outcome:
     note = (f"{reps} resamples per alpha; LAC / APS: " + "; ".join(f"{a}: {words[l]} / {words[s]}" for a, (l, s) in seen.items())
             + ". Panel B itself shows the pair tied by LAC and separated by APS, not ordered oppositely")
     our = {"opposite_at_alpha": opposite, "sets_valid": bool(valid)}
-    status = "replicated" if opposite and valid else "not_replicated"
-    return Outcome(our, status, note)
+    return decide(our, opposite and valid, note)
 
 
 # --------------------------------------------------------------------------- panel C
@@ -268,10 +268,9 @@ def _quantile_rank(quick: bool) -> Outcome:
     n = len(cal)
     paper = cf.quantile_rank(n, 0.1, quantile="paper")
     textbook = cf.quantile_rank(n, 0.1, quantile="textbook")
-    status = "replicated" if paper == textbook == YE_QUANTILE_RANK else "not_replicated"
-    return Outcome(paper, status,
-                   f"the released code's np.quantile(scores, {textbook}/{n}, method='higher') returns rank {paper}, "
-                   f"one above the textbook rank {textbook}: valid but conservative by one order statistic")
+    return decide(paper, paper == textbook == YE_QUANTILE_RANK,
+                  f"the released code's np.quantile(scores, {textbook}/{n}, method='higher') returns rank {paper}, "
+                  f"one above the textbook rank {textbook}: valid but conservative by one order statistic")
 
 
 # --------------------------------------------------------------------------- Ye et al.: the released logits
@@ -297,6 +296,29 @@ def _task_key(task: str):
     return _load_quietly(load_ye_answers, task, online=False)
 
 
+def _base_tables() -> tuple[dict, dict]:
+    """The base models' table (alpha = 0.1) of every task whose answer key is found, and why each other key is not.
+
+    Returns ``(tables, missing)``: ``{task: cf.ye_table(...)}`` and ``{task: reason}``, both in the order of
+    :data:`semvar.data.YE_TASKS`.
+    """
+    from ..data import YE_TASKS, load_ye_logits
+
+    tables, missing = {}, {}
+    for task in YE_TASKS:
+        key, why = find_data(lambda t=task: _task_key(t))
+        if key is None:
+            missing[task] = why
+            continue
+        tables[task] = cf.ye_table(task, "base", 0.1, logits=load_ye_logits(task, online=False, progress=False), answers=key)
+    return tables, missing
+
+
+def _missing_keys(missing: dict, more: str, **kwargs):
+    """``needs_data`` naming the answer keys of the ``missing`` tasks (``more`` is added to what is needed)."""
+    return needs_data(_task_keys(missing) + more, "; ".join(f"{t}: {w}" for t, w in missing.items()), **kwargs)
+
+
 @claim(
     "ye2024.qwen72b_qa",
     source="Ye et al. (2024), table of base models (QA) and the release README's example run; data README (ye2024)",
@@ -307,10 +329,8 @@ def _task_key(task: str):
     "(a rebuilt key leaves 24 ids open; the task file leaves none), widened by 0.005 for the paper's two decimals",
     notebook="13_released_logits",
 )
-def _qwen72b(quick: bool) -> Outcome:
-    data, why = find_data(_qa_data)
-    if data is None:
-        return needs_data(_QA_DATA, why)
+@with_data(_qa_data, _QA_DATA)
+def _qwen72b(quick: bool, data) -> Outcome:
     logits, key = data
     from ..data import YE_PROMPTS
 
@@ -327,7 +347,7 @@ def _qwen72b(quick: bool) -> Outcome:
                 f"{r['set_size'][0]:.3f}-{r['set_size'][1]:.3f}, coverage {r['coverage'][0]:.2f}-{r['coverage'][1]:.2f}"
                 if n_open else "the key leaves no id open")
             + "; outside the range: " + (", ".join(k for k, v in inside.items() if not v) or "none"))
-    return Outcome(our, "replicated" if all(inside.values()) else "not_replicated", note)
+    return decide(our, all(inside.values()), note)
 
 
 @claim(
@@ -343,20 +363,13 @@ def _qwen72b(quick: bool) -> Outcome:
 def _kendall(quick: bool) -> Outcome:
     from scipy.stats import kendalltau
 
-    from ..data import YE_TASKS, load_ye_logits
-
-    taus, missing = {}, {}
-    for task in YE_TASKS:
-        key, why = find_data(lambda t=task: _task_key(t))
-        if key is None:
-            missing[task] = why
-            continue
-        table = cf.ye_table(task, "base", 0.1, logits=load_ye_logits(task, online=False, progress=False), answers=key)
+    tables, missing = _base_tables()
+    taus = {}
+    for task, table in tables.items():
         tau = kendalltau(table["lac_set_size"], table["aps_set_size"]).statistic
         taus[task] = round(float(tau), 3) if np.isfinite(tau) else float("nan")
     if not taus:
-        return needs_data(_task_keys(missing) + " (or, for QA, the files it is rebuilt from: see ye2024.qwen72b_qa)",
-                          "; ".join(f"{t}: {w}" for t, w in missing.items()))
+        return _missing_keys(missing, " (or, for QA, the files it is rebuilt from: see ye2024.qwen72b_qa)")
     lo, hi = REVIEW_KENDALL_TAU_RANGE
     finite = all(np.isfinite(v) for v in taus.values())
     note = "tau by task: " + ", ".join(f"{t} {v}" for t, v in taus.items())
@@ -366,7 +379,7 @@ def _kendall(quick: bool) -> Outcome:
         return Outcome(taus, "not_replicated", note + "; a ranking is constant (no tau)")
     if not missing:
         ok = abs(min(taus.values()) - lo) <= 0.01 and abs(max(taus.values()) - hi) <= 0.01
-        return Outcome(taus, "replicated" if ok else "not_replicated", note)
+        return decide(taus, ok, note)
     inside = all(lo - 0.01 <= v <= hi + 0.01 for v in taus.values())
     return Outcome(taus, "partly" if inside else "not_replicated",
                    note + ("; every tau computed lies inside the reported range" if inside else "; a tau lies outside the range"))
@@ -384,16 +397,9 @@ def _kendall(quick: bool) -> Outcome:
     notebook="13_released_logits",
 )
 def _aps_only(quick: bool) -> Outcome:
-    from ..data import YE_TASKS, load_ye_logits
-
-    found, missing = [], {}
-    qa_part = None
-    for task in YE_TASKS:
-        key, why = find_data(lambda t=task: _task_key(t))
-        if key is None:
-            missing[task] = why
-            continue
-        table = cf.ye_table(task, "base", 0.1, logits=load_ye_logits(task, online=False, progress=False), answers=key)
+    tables, missing = _base_tables()
+    found, qa_part = [], None
+    for task, table in tables.items():
         inv = inversions(table)
         inv.insert(0, "task", task)
         found.append(inv)
@@ -406,8 +412,8 @@ def _aps_only(quick: bool) -> Outcome:
         done = (f"on QA: {qa_part['inversions']} pairs in which the more accurate model has the larger "
                 f"sets, {qa_part['aps_only']} of them under APS only ({', '.join(qa_part['pairs'])}; APS coverage of "
                 f"the more accurate model {qa_part['aps_coverage']}%)") if qa_part else ""
-        return needs_data(_task_keys(missing) + " (the review's four examples are not named, so every task is needed)",
-                          "; ".join(f"{t}: {w}" for t, w in missing.items()), our_value=qa_part, note=done)
+        return _missing_keys(missing, " (the review's four examples are not named, so every task is needed)",
+                             our_value=qa_part, note=done)
     import pandas as pd
 
     found = pd.concat(found, ignore_index=True)
@@ -416,6 +422,4 @@ def _aps_only(quick: bool) -> Outcome:
     match = any(abs(c - 95) <= 0.5 for c in covs) and any(abs(c - 99) <= 0.5 for c in covs)
     our = {"aps_only": len(aps_only), "aps_coverage": covs}
     note = f"{len(found)} pairs over the five tasks in which the more accurate model has the larger sets, {len(aps_only)} under APS only"
-    if len(aps_only) >= 2 and match:
-        return Outcome(our, "replicated", note)
-    return Outcome(our, "partly" if len(aps_only) else "not_replicated", note)
+    return decide(our, len(aps_only) >= 2 and match, note, partly=len(aps_only) > 0)

@@ -25,6 +25,7 @@ from ..papers import PAPER_TABLE2
 from ..select_k import ncv
 from ..spectral import spectral_clusters
 from . import Outcome, claim
+from ._outcome import decide
 
 SHARES = (0.5, 0.3, 0.2)
 #: entropy gap between the shares (0.5, 0.3, 0.2) and three equal shares (about 0.069 nats)
@@ -146,9 +147,8 @@ def _lemma31(quick: bool) -> Outcome:
         gap = abs(empirical_entropy(t) - empirical_entropy(e))
         bound = B.lemma31(n, K, int(np.bincount(t).min()), B.miscluster_error(t, e)).value
         worst = max(worst, gap / bound if bound > 0 else (math.inf if gap > 0 else 0.0))
-    status = "replicated" if worst <= 1 + 1e-12 else "not_replicated"
-    return Outcome(
-        round(worst, 4), status,
+    return decide(
+        round(worst, 4), worst <= 1 + 1e-12,
         "largest ratio error / bound over random partitions and relabellings; the printed proof has a "
         "false intermediate inequality (errata item 6) but the term-wise version proves the lemma",
     )
@@ -424,9 +424,9 @@ def _lemmas_a7_a8(quick: bool) -> Outcome:
     c2 = B.lemma_a8(n, K, float(probs.min())).value
     fail8 = float((counts.min(1) < n * c2 / (2 * K)).mean())
     ok = fail7 <= 1 / n and fail8 <= 1 / n
-    return Outcome(
+    return decide(
         {"A7_failure_rate": fail7, "A8_failure_rate": fail8, "allowed": 1 / n},
-        "replicated" if ok else "not_replicated",
+        ok,
         f"n = {n}, shares (0.5, 0.3, 0.2), {draws} multinomial draws; both hold (with room to spare), although "
         "the printed Chernoff step of A.8 has lost its delta^2 (errata item 14)",
     )

@@ -30,6 +30,7 @@ from ..papers import (
     LIN_SUBSAMPLE_SHARE,
 )
 from . import Outcome, claim, compare, find_data, needs_data
+from ._outcome import decide, with_data
 
 SRC = "seed 001 (Lin, Frei & de la Peña 2026)"
 N_MMLU = 14042
@@ -39,8 +40,13 @@ SIX = "Gemma 2 2B/9B, Gemma 3 4B, Qwen3 0.6B/1.7B/8B"
 
 
 def _helm():
-    """The HELM answers and the subject table, or the reason they are absent."""
-    return find_data(lambda: (load_helm_mmlu(), mb.mmlu_subjects_sorted()))
+    """The HELM answers and the subject table (read by :func:`with_data`, which says when they are absent)."""
+    return load_helm_mmlu(), mb.mmlu_subjects_sorted()
+
+
+def _span(values, digits: int) -> list:
+    """``[min, max]`` of ``values``, each rounded to ``digits`` decimals."""
+    return [round(values.min(), digits), round(values.max(), digits)]
 
 
 @claim(
@@ -75,11 +81,9 @@ def _subsample_bound(quick: bool) -> Outcome:
     "the bound's variance proxy equals that population's variance within 1 %",
     notebook="11_mmlu_uncertainty",
 )
-def _subsample_tight(quick: bool) -> Outcome:
-    data, why = _helm()
-    if data is None:
-        return needs_data(HELM, why)
-    responses, _ = data
+@with_data(_helm, HELM)
+def _subsample_tight(quick: bool, helm) -> Outcome:
+    responses, _ = helm
     n = LIN_SUBSAMPLE_ITEMS
     reps = 200 if quick else 1000
     table = mb.subsample_table(responses, n, reps, DELTA, random_state=1)
@@ -101,11 +105,7 @@ def _subsample_tight(quick: bool) -> Outcome:
             f"{bound / worst['quantile']:.2f} times the worst case")
     if observed > bound or float(table["exceed"].max()) > DELTA:
         return Outcome(our, "not_replicated", "the bound fails on real answers: " + note)
-    if worst["quantile"] >= 0.9 * bound:
-        return Outcome(our, "replicated", note)
-    if abs(worst["sd"] / proxy_sd - 1.0) <= 0.01:
-        return Outcome(our, "partly", note)
-    return Outcome(our, "not_replicated", note)
+    return decide(our, worst["quantile"] >= 0.9 * bound, note, partly=abs(worst["sd"] / proxy_sd - 1.0) <= 0.01)
 
 
 @claim(
@@ -121,9 +121,9 @@ def _mixture_term(quick: bool) -> Outcome:
     reps = 4000 if quick else 40000
     cov = mb.mixture_coverage(500, 6.0, 4.0, reps, random_state=7)
     ok = cov["eff"] >= 0.95 and cov["iid"] < 0.5
-    return Outcome(
+    return decide(
         {"coverage_iid": round(cov["iid"], 4), "coverage_eff": round(cov["eff"], 4)},
-        "replicated" if ok else "not_replicated",
+        ok,
         "SIMULATION: 500 binary items, p ~ Beta(6, 4), target E[mean] = 0.6, delta = 0.05; "
         f"Hoeffding half-width {cov['hw_iid']:.4f}, sigma_eff (Marchal-Arbel proxy) half-width {cov['hw_eff']:.4f}",
     )
@@ -161,7 +161,7 @@ def _gaussian_tightness(quick: bool) -> Outcome:
             + ", ".join(f"{r['ratio_eff']:.3f} ({name}: n = {_REGIMES[name][0]}, a = {_REGIMES[name][1]:g}, mixture share "
                         f"{r['mixture_share']:.3f})" for name, r in res.items())
             + f"; with one term only, where both are equal: {bal['ratio_sampling_only']:.2f} and {bal['ratio_mixture_only']:.2f}")
-    return Outcome(our, "replicated" if accurate and needed else "not_replicated", note)
+    return decide(our, accurate and needed, note)
 
 
 @claim(
@@ -186,9 +186,9 @@ def _zero_sum(quick: bool) -> Outcome:
         dev = np.abs(first / n - (first + rest) / N)
         cover[f"Beta({a:g},{b:g})"] = round(float(np.mean(dev < hw)), 4)
     worst = min(cover.values())
-    return Outcome(cover, "replicated" if worst >= 0.95 else "not_replicated",
-                   f"SIMULATION: n = {n} of N = {N}, half-width {hw:.4f}; the mean itself swings by up to +-0.5 under "
-                   "Beta(0.3, 0.3)")
+    return decide(cover, worst >= 0.95,
+                  f"SIMULATION: n = {n} of N = {N}, half-width {hw:.4f}; the mean itself swings by up to +-0.5 under "
+                  "Beta(0.3, 0.3)")
 
 
 def _wald_accuracy_range(target: float, n: int) -> tuple[float, float]:
@@ -231,11 +231,9 @@ def _naive(quick: bool) -> Outcome:
     "paper's range (a higher one is stronger dependence, not a contradiction); not_replicated if any is <= 0",
     notebook="11_mmlu_uncertainty",
 )
-def _splithalf(quick: bool) -> Outcome:
-    data, why = _helm()
-    if data is None:
-        return needs_data(HELM, why)
-    responses, meta = data
+@with_data(_helm, HELM)
+def _splithalf(quick: bool, helm) -> Outcome:
+    responses, meta = helm
     table = mb.split_half_table(responses, meta, 20 if quick else 100, random_state=0)
     lo, hi = float(table.min().min()), float(table.max().max())
     above = int((table > LIN_SPLIT_HALF_RANGE[1]).sum().sum())
@@ -255,17 +253,14 @@ def _splithalf(quick: bool) -> Outcome:
     "accuracy for all subjects is rejected (chi-square p < 0.001)",
     notebook="11_mmlu_uncertainty",
 )
-def _spread(quick: bool) -> Outcome:
-    data, why = _helm()
-    if data is None:
-        return needs_data(HELM, why)
-    responses, meta = data
+@with_data(_helm, HELM)
+def _spread(quick: bool, helm) -> Outcome:
+    responses, meta = helm
     t = mb.subject_spread_table(responses, meta)
     ok = bool((t["ratio"] >= 2).all() and (t["homogeneity_p"] < 1e-3).all())
-    return Outcome(
-        {"subject_sd": [round(t["subject_sd"].min(), 4), round(t["subject_sd"].max(), 4)],
-         "sd_over_binomial": [round(t["ratio"].min(), 1), round(t["ratio"].max(), 1)]},
-        "replicated" if ok else "not_replicated",
+    return decide(
+        {"subject_sd": _span(t["subject_sd"], 4), "sd_over_binomial": _span(t["ratio"], 1)},
+        ok,
         f"{len(t)} HELM models: subject SDs {100 * t['subject_sd'].min():.1f}-{100 * t['subject_sd'].max():.1f} % "
         f"({t['ratio'].min():.1f}-{t['ratio'].max():.1f} times binomial noise; largest p = {t['homogeneity_p'].max():.1g}); "
         f"the 16.89 % is a figure for the paper's six models",
@@ -282,16 +277,14 @@ def _spread(quick: bool) -> Outcome:
     "(Wald, all items) half-width for every model",
     notebook="11_mmlu_uncertainty",
 )
-def _exchangeable_vs_naive(quick: bool) -> Outcome:
-    data, why = _helm()
-    if data is None:
-        return needs_data(HELM, why)
-    responses, meta = data
+@with_data(_helm, HELM)
+def _exchangeable_vs_naive(quick: bool, helm) -> Outcome:
+    responses, meta = helm
     t = mb.accuracy_table(responses, meta, DELTA, method="mle")
     ratio = t["exchangeable_macro"] / t["wald"]
-    return Outcome(
-        [round(ratio.min(), 1), round(ratio.max(), 1)],
-        "replicated" if (ratio >= 2).all() else "not_replicated",
+    return decide(
+        _span(ratio, 1),
+        (ratio >= 2).all(),
         f"ratio exchangeable / naive; {len(t)} HELM models: exchangeable (one beta-binomial ML fit per domain, "
         f"Marchal-Arbel proxy) {100 * t['exchangeable_macro'].min():.1f}-{100 * t['exchangeable_macro'].max():.1f} %, "
         f"naive Wald {100 * t['wald'].min():.2f}-{100 * t['wald'].max():.2f} %; the paper's Gemma 2 9B: 5.2 / 0.75",
@@ -308,18 +301,15 @@ def _exchangeable_vs_naive(quick: bool) -> Outcome:
     "exchangeable one in at least 95 %",
     notebook="11_mmlu_uncertainty",
 )
-def _iid_under(quick: bool) -> Outcome:
-    data, why = _helm()
-    if data is None:
-        return needs_data(HELM, why)
-    responses, meta = data
+@with_data(_helm, HELM)
+def _iid_under(quick: bool, helm) -> Outcome:
+    responses, meta = helm
     splits = 10 if quick else 30
     t = mb.subject_split_coverage(responses, meta, splits, DELTA, random_state=3)
     ok = bool((t["iid"] < 0.95).all() and (t["exchangeable"] >= 0.95).all())
-    return Outcome(
-        {"coverage_iid": [round(t["iid"].min(), 2), round(t["iid"].max(), 2)],
-         "coverage_exchangeable": [round(t["exchangeable"].min(), 2), round(t["exchangeable"].max(), 2)]},
-        "replicated" if ok else "not_replicated",
+    return decide(
+        {"coverage_iid": _span(t["iid"], 2), "coverage_exchangeable": _span(t["exchangeable"], 2)},
+        ok,
         f"{len(t)} HELM models, {splits} random splits of each domain's subjects into halves: the i.i.d. half-width of "
         f"the gap between the halves' macro scores covers it in {t['iid'].min():.2f}-{t['iid'].max():.2f} of splits "
         f"(mean gap {100 * t['mean_gap'].mean():.1f} pp, half-width {100 * t['mean_iid'].mean():.1f} pp), the "

@@ -31,7 +31,8 @@ from ..experiments.realtext import (
     pq_table,
     stratified_rates,
 )
-from . import Outcome, claim, find_data, needs_data, shared
+from . import Outcome, claim, find_data, shared
+from ._outcome import decide, with_data
 
 NOTEBOOK = "09_real_answers"
 _DATA = ("the MMLU-Pro model outputs (mmlu_pro/model_outputs_MODEL_5shots.zip for the 29 models, "
@@ -53,6 +54,16 @@ def _frame(text: bool):
 def _load(text: bool = False):
     """``(frame, None)``, or ``(None, why)`` when the data are in no data directory nor the cache."""
     return find_data(lambda: _frame(text))
+
+
+def _outputs():
+    """The MMLU-Pro model outputs, letters only (read by :func:`with_data`, which says when they are absent)."""
+    return _frame(False)
+
+
+def _outputs_with_text():
+    """The MMLU-Pro model outputs with the generated texts."""
+    return _frame(True)
 
 
 def _p_text(p: float) -> str:
@@ -89,17 +100,14 @@ def _subset(frame, study):
     notebook=NOTEBOOK,
     kind="finding",
 )
-def _answer_entropy_auroc(quick: bool) -> Outcome:
-    frame, why = _load()
-    if frame is None:
-        return needs_data(_DATA, why)
+@with_data(_outputs, _DATA)
+def _answer_entropy_auroc(quick: bool, frame) -> Outcome:
     t = answer_entropy_table(frame)
     auc, lo, hi = auroc_ci(t["entropy"].to_numpy(), t["majority_wrong"].to_numpy())
-    status = "replicated" if lo > 0.5 else ("partly" if auc > 0.5 else "not_replicated")
     ours = {"auroc": round(auc, 3), "ci95": [round(lo, 3), round(hi, 3)], "questions": int(len(t)),
             "plurality_wrong": int(t["majority_wrong"].sum())}
-    return Outcome(ours, status, f"AUROC {auc:.3f} (95 % CI {lo:.3f}-{hi:.3f}) on {len(t):,} questions, "
-                   f"{t['majority_wrong'].mean():.0%} of them with a wrong plurality answer; {_ACROSS}")
+    return decide(ours, lo > 0.5, f"AUROC {auc:.3f} (95 % CI {lo:.3f}-{hi:.3f}) on {len(t):,} questions, "
+                  f"{t['majority_wrong'].mean():.0%} of them with a wrong plurality answer; {_ACROSS}", partly=auc > 0.5)
 
 
 @claim(
@@ -113,10 +121,8 @@ def _answer_entropy_auroc(quick: bool) -> Outcome:
     notebook=NOTEBOOK,
     kind="finding",
 )
-def _minilm_pq(quick: bool) -> Outcome:
-    frame, why = _load()
-    if frame is None:
-        return needs_data(_DATA, why)
+@with_data(_outputs, _DATA)
+def _minilm_pq(quick: bool, frame) -> Outcome:
     study = load_study()
     _, _, _, same = _subset(frame, study)
     pairs, qs = study["pairs"], study["questions"]
@@ -128,10 +134,10 @@ def _minilm_pq(quick: bool) -> Outcome:
     ours = {"threshold": tau, "p": round(r["p"], 3), "q": round(r["q"], 3), "n_same": r["n_same"], "n_diff": r["n_diff"],
             "p_wilson95": [round(x, 3) for x in r["p_wilson"]], "q_wilson95": [round(x, 3) for x in r["q_wilson"]],
             "gap_boot95": [round(lo, 3), round(hi, 3)], "questions": r["questions"]}
-    return Outcome(ours, "replicated" if lo > 0 else "not_replicated",
-                   f"p = {r['p']:.3f} ({r['n_same']:,} same-letter pairs), q = {r['q']:.3f} ({r['n_diff']:,} others) at "
-                   f"cosine >= {tau}; p - q 95 % CI {lo:.3f}-{hi:.3f} (questions resampled); far from the LLM judges of "
-                   "Liu's Table 2")
+    return decide(ours, lo > 0,
+                  f"p = {r['p']:.3f} ({r['n_same']:,} same-letter pairs), q = {r['q']:.3f} ({r['n_diff']:,} others) at "
+                  f"cosine >= {tau}; p - q 95 % CI {lo:.3f}-{hi:.3f} (questions resampled); far from the LLM judges of "
+                  "Liu's Table 2")
 
 
 @claim(
@@ -146,10 +152,8 @@ def _minilm_pq(quick: bool) -> Outcome:
     notebook=NOTEBOOK,
     kind="finding",
 )
-def _sbm_pair_independence(quick: bool) -> Outcome:
-    frame, why = _load(text=True)
-    if frame is None:
-        return needs_data(_DATA, why)
+@with_data(_outputs_with_text, _DATA)
+def _sbm_pair_independence(quick: bool, frame) -> Outcome:
     study = load_study()
     table, sub, codes, same = _subset(frame, study)
     pairs, qs = study["pairs"], study["questions"]
@@ -169,10 +173,10 @@ def _sbm_pair_independence(quick: bool) -> Outcome:
     ours = {"rate_by_length_quintile": [round(x, 3) for x in by_len["rate"]], "p_length": float(f"{p_len:.2g}"),
             "rate_by_shared_outcome": {k: round(v, 3) for k, v in by_kind["rate"].items()}, "p_outcome": float(f"{p_kind:.2g}"),
             "pairs": int(ev.sum())}
-    return Outcome(ours, "replicated" if ok else "not_replicated",
-                   f"TRUE rate among same-letter pairs from {by_len['rate'].iloc[0]:.2f} (shortest fifth) to "
-                   f"{by_len['rate'].iloc[-1]:.2f} (longest), chi-square p {_p_text(p_len)}; by shared outcome p {_p_text(p_kind)}"
-                   + ("" if ok else ": the judge's errors depend on the pair, so the SBM picture does not hold"))
+    return decide(ours, ok,
+                  f"TRUE rate among same-letter pairs from {by_len['rate'].iloc[0]:.2f} (shortest fifth) to "
+                  f"{by_len['rate'].iloc[-1]:.2f} (longest), chi-square p {_p_text(p_len)}; by shared outcome p {_p_text(p_kind)}"
+                  + ("" if ok else ": the judge's errors depend on the pair, so the SBM picture does not hold"))
 
 
 @claim(
@@ -187,10 +191,8 @@ def _sbm_pair_independence(quick: bool) -> Outcome:
     "below; else not_replicated",
     notebook=NOTEBOOK,
 )
-def _selfsim_flags_errors(quick: bool) -> Outcome:
-    frame, why = _load()
-    if frame is None:
-        return needs_data(_DATA, why)
+@with_data(_outputs, _DATA)
+def _selfsim_flags_errors(quick: bool, frame) -> Outcome:
     study = load_study()
     table, *_ = _subset(frame, study)
     wrong = table["majority_wrong"].to_numpy()
@@ -220,10 +222,8 @@ def _selfsim_flags_errors(quick: bool) -> Outcome:
     notebook=NOTEBOOK,
     kind="finding",
 )
-def _consistent_but_wrong(quick: bool) -> Outcome:
-    frame, why = _load()
-    if frame is None:
-        return needs_data(_DATA, why)
+@with_data(_outputs, _DATA)
+def _consistent_but_wrong(quick: bool, frame) -> Outcome:
     study = load_study()
     table, *_ = _subset(frame, study)
     ss = study["questions"]["self_similarity"]
@@ -250,12 +250,10 @@ def _consistent_but_wrong(quick: bool) -> Outcome:
     notebook=NOTEBOOK,
     kind="finding",
 )
-def _spectral_tracks_oracle(quick: bool) -> Outcome:
+@with_data(_outputs, _DATA)
+def _spectral_tracks_oracle(quick: bool, frame) -> Outcome:
     from scipy.stats import spearmanr
 
-    frame, why = _load()
-    if frame is None:
-        return needs_data(_DATA, why)
     study = load_study()
     table, *_ = _subset(frame, study)
     qs = study["questions"]
@@ -265,10 +263,9 @@ def _spectral_tracks_oracle(quick: bool) -> Outcome:
     rho_log_k = float(spearmanr(np.log(table["n_outcomes"]), h).statistic)
     exact = float((qs["k_ncv_minilm"].to_numpy() == table["n_outcomes"].to_numpy()).mean())
     mae = float(np.abs(qs["spectral_minilm_ncv"].to_numpy() - h).mean())
-    status = "replicated" if rho >= 0.5 else ("partly" if rho >= 0.2 else "not_replicated")
     ours = {"spearman_ncv": round(rho, 3), "mean_abs_error_nats": round(mae, 3), "ncv_k_exact_share": round(exact, 3),
             "spearman_k_given": round(rho_k, 3), "spearman_log_k_alone": round(rho_log_k, 3), "questions": int(len(qs))}
-    return Outcome(ours, status, f"Spearman {rho:.2f} (mean |error| {mae:.2f} nats); NCV finds the number of distinct "
-                   f"answers in {exact:.0%} of questions. Given K it is {rho_k:.2f}, but log K alone already gives "
-                   f"{rho_log_k:.2f}: the judge's graph adds little (this record's rule, first written with K given, was "
-                   "changed to K chosen for that reason)")
+    return decide(ours, rho >= 0.5, f"Spearman {rho:.2f} (mean |error| {mae:.2f} nats); NCV finds the number of distinct "
+                  f"answers in {exact:.0%} of questions. Given K it is {rho_k:.2f}, but log K alone already gives "
+                  f"{rho_log_k:.2f}: the judge's graph adds little (this record's rule, first written with K given, was "
+                  "changed to K chosen for that reason)", partly=rho >= 0.2)

@@ -22,6 +22,7 @@ import pandas as pd
 from ..experiments import select_k_small as study
 from ..papers import PAPER_TABLE2
 from . import Outcome, claim, shared
+from ._outcome import decide
 
 NOTEBOOK = "04_choosing_k"
 SOURCE = "seed 000, section 2.4 (choosing K); this book's study, python -m semvar.experiments.select_k_small"
@@ -64,9 +65,8 @@ def _auto_near_best(quick: bool) -> Outcome:
     value = {int(n): {"auto": round(float(err.loc[n, "auto"]), 3), "best": best[int(n)],
                       "best_error": round(float(err.loc[n].min()), 3)} for n in ns}
     ok = [g <= 0.05 for g in gaps.values()]
-    status = "replicated" if all(ok) else ("partly" if any(ok) else "not_replicated")
-    return Outcome(value, status, f"auto's excess mean error over the best rule, by n: {gaps} "
-                   f"(informative judges {', '.join(INFORMATIVE)}; every partition)")
+    return decide(value, all(ok), f"auto's excess mean error over the best rule, by n: {gaps} "
+                  f"(informative judges {', '.join(INFORMATIVE)}; every partition)", partly=any(ok))
 
 
 @claim(
@@ -87,9 +87,8 @@ def _accuracy_by_regime(quick: bool) -> Outcome:
              for n in ns}
     beats = all(acc.loc[n, "auto"] > acc.loc[n, "ncv"] for n in ns)
     high = all(acc.loc[n, "auto"] - acc.loc[n, "ncv"] >= 0.2 for n in ns if n >= 20)
-    status = "replicated" if beats and high else ("partly" if beats or high else "not_replicated")
     note = "; ".join(f"n={int(n)}: auto {acc.loc[n, 'auto']:.2f}, NCV {acc.loc[n, 'ncv']:.2f}" for n in ns)
-    return Outcome(value, status, note)
+    return decide(value, beats and high, note, partly=beats or high)
 
 
 @claim(
@@ -109,9 +108,9 @@ def _weak_judges(quick: bool) -> Outcome:
     acc = study.summarise(sub, by=("n",))["accuracy"]
     value = {int(n): {"best_rule": str(acc.loc[n].idxmax()), "accuracy": round(float(acc.loc[n].max()), 3)} for n in acc.index}
     ok = all(v["accuracy"] <= 0.5 for v in value.values())
-    return Outcome(value, "replicated" if ok else "not_replicated",
-                   f"judges {', '.join(judges)}; best rule's accuracy by n: "
-                   + ", ".join(f"{n}: {v['best_rule']} {v['accuracy']:.2f}" for n, v in value.items()))
+    return decide(value, ok,
+                  f"judges {', '.join(judges)}; best rule's accuracy by n: "
+                  + ", ".join(f"{n}: {v['best_rule']} {v['accuracy']:.2f}" for n, v in value.items()))
 
 
 @claim(

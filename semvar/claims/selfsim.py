@@ -21,6 +21,7 @@ import numpy as np
 from ..experiments.selfsim import corpus_grid, corpus_table, discordance, pair_summary
 from ..papers import SEED_PRINTED_SELF_SIMILARITY, SEED_RESPONSES, SEED_WORKED_COSINES, SEED_WORKED_SELF_SIMILARITY
 from . import Outcome, claim, find_data, needs_data, shared
+from ._outcome import decide
 
 NOTEBOOK = "08_self_similarity"
 
@@ -147,9 +148,9 @@ def _examples(quick: bool) -> Outcome:
     v = seed_example_values()
     ours = [round(x, 4) for x in v]
     ok = ours[:2] == list(SEED_PRINTED_SELF_SIMILARITY)
-    return Outcome(ours, "replicated" if ok else "not_replicated",
-                   f"both printed values reproduced to 4 decimals; the third prompt (not printed in the source) gives {ours[2]:.4f}"
-                   if ok else f"ours {ours[:2]} differ from the printed values")
+    return decide(ours, ok,
+                  f"both printed values reproduced to 4 decimals; the third prompt (not printed in the source) gives {ours[2]:.4f}"
+                  if ok else f"ours {ours[:2]} differ from the printed values")
 
 
 @claim(
@@ -165,9 +166,9 @@ def _worked(quick: bool) -> Outcome:
 
     S = np.array(SEED_WORKED_COSINES)
     v = self_similarity(np.linalg.cholesky(S))  # unit rows whose cosines are S
-    return Outcome(round(v, 12), "replicated" if abs(v - SEED_WORKED_SELF_SIMILARITY) <= 1e-12 else "not_replicated",
-                   "value right; the text's reason is not: 6 counts ordered pairs, and the sum 4.2 counts each "
-                   "unordered pair twice, so nothing is divided by 2 (see errata)")
+    return decide(round(v, 12), abs(v - SEED_WORKED_SELF_SIMILARITY) <= 1e-12,
+                  "value right; the text's reason is not: 6 counts ordered pairs, and the sum 4.2 counts each "
+                  "unordered pair twice, so nothing is divided by 2 (see errata)")
 
 
 @claim(
@@ -192,10 +193,10 @@ def _scalability(quick: bool) -> Outcome:
     finally:
         tracemalloc.stop()
     share = peak / (8.0 * n * n)
-    return Outcome({"n": n, "d": d, "peak_share_of_nxn": float(f"{share:.2g}")},
-                   "replicated" if share < 0.01 else "not_replicated",
-                   "the tutorial's own code builds the n x n cosine matrix (O(n^2) memory); embedding, not the score, "
-                   "dominates the cost")
+    return decide({"n": n, "d": d, "peak_share_of_nxn": float(f"{share:.2g}")},
+                  share < 0.01,
+                  "the tutorial's own code builds the n x n cosine matrix (O(n^2) memory); embedding, not the score, "
+                  "dominates the cost")
 
 
 @claim(
@@ -257,10 +258,10 @@ def _wrong_answers_pass(quick: bool) -> Outcome:
     ok = rate["wrong"] >= 0.5 and rate["mixed"] <= 0.5
     value = {"threshold": round(t, 3), "pass_right": round(rate["right"], 3), "pass_wrong": round(rate["wrong"], 3),
              "pass_mixed": round(rate["mixed"], 3), "questions": int(len(scores["right"]))}
-    return Outcome(value, "replicated" if ok else "not_replicated",
-                   f"{len(scores['right'])} MMLU questions, {len(FRAMES)} framed responses per set: consistent wrong "
-                   f"answers pass as often as right ones ({rate['wrong']:.0%} vs {rate['right']:.0%}) while "
-                   f"inconsistent sets mostly fail ({rate['mixed']:.0%} pass)")
+    return decide(value, ok,
+                  f"{len(scores['right'])} MMLU questions, {len(FRAMES)} framed responses per set: consistent wrong "
+                  f"answers pass as often as right ones ({rate['wrong']:.0%} vs {rate['right']:.0%}) while "
+                  f"inconsistent sets mostly fail ({rate['mixed']:.0%} pass)")
 
 
 @claim(
@@ -283,11 +284,11 @@ def _embedding_quality(quick: bool) -> Outcome:
              "wrong_order_share_untrained": round(d_bad, 3),
              "score_range_untrained": [round(float(t_bad.self_similarity.min()), 3), round(float(t_bad.self_similarity.max()), 3)]}
     ok = a_good - a_bad >= 0.1
-    return Outcome(value, "replicated" if ok else "not_replicated",
-                   f"reduced hobby study ({len(t_good)} corpora) in both modes: paraphrase-vs-different AUC {a_good:.2f} "
-                   f"trained vs {a_bad:.2f} untrained; untrained scores crowd into "
-                   f"{value['score_range_untrained'][0]}-{value['score_range_untrained'][1]}; corpus pairs ordered wrongly by "
-                   f"entropy: {d_bad:.0%} untrained vs {d_good:.0%} trained")
+    return decide(value, ok,
+                  f"reduced hobby study ({len(t_good)} corpora) in both modes: paraphrase-vs-different AUC {a_good:.2f} "
+                  f"trained vs {a_bad:.2f} untrained; untrained scores crowd into "
+                  f"{value['score_range_untrained'][0]}-{value['score_range_untrained'][1]}; corpus pairs ordered wrongly by "
+                  f"entropy: {d_bad:.0%} untrained vs {d_good:.0%} trained")
 
 
 @claim(
@@ -302,11 +303,11 @@ def _embedding_quality(quick: bool) -> Outcome:
 def _paraphrase(quick: bool) -> Outcome:
     _, p = _study(quick)
     beat = p["p_one_changed_beats_paraphrase"]
-    status = "replicated" if beat <= 0.05 else ("partly" if beat <= 0.15 else "not_replicated")
     ex = p["examples"]["anchor"]
-    return Outcome({"p_one_changed_beats_paraphrase": beat, "anchors_broken": p["anchors_broken"]}, status,
-                   f"MiniLM cosine on {p['texts']} hobby texts: a sentence with one hobby changed beats a true paraphrase "
-                   f"in {beat:.0%} of pair comparisons (e.g. {ex['cos_one_changed']:.2f} vs {ex['cos_paraphrase']:.2f})")
+    return decide({"p_one_changed_beats_paraphrase": beat, "anchors_broken": p["anchors_broken"]}, beat <= 0.05,
+                  f"MiniLM cosine on {p['texts']} hobby texts: a sentence with one hobby changed beats a true paraphrase "
+                  f"in {beat:.0%} of pair comparisons (e.g. {ex['cos_one_changed']:.2f} vs {ex['cos_paraphrase']:.2f})",
+                  partly=beat <= 0.15)
 
 
 @claim(
@@ -320,7 +321,7 @@ def _paraphrase(quick: bool) -> Outcome:
 def _threshold(quick: bool) -> Outcome:
     _, p = _study(quick)
     bal, t = p["best_balanced_accuracy"], p["best_threshold"]
-    return Outcome({"best_threshold": t, "best_balanced_accuracy": bal},
-                   "replicated" if bal < 0.95 else "not_replicated",
-                   f"the caveat holds and is stronger: the best threshold ({t:.2f}) reaches balanced accuracy "
-                   f"{bal:.2f} on {p['texts']} hobby texts; the cosine ranges of paraphrases and non-paraphrases overlap")
+    return decide({"best_threshold": t, "best_balanced_accuracy": bal},
+                  bal < 0.95,
+                  f"the caveat holds and is stronger: the best threshold ({t:.2f}) reaches balanced accuracy "
+                  f"{bal:.2f} on {p['texts']} hobby texts; the cosine ranges of paraphrases and non-paraphrases overlap")

@@ -20,6 +20,7 @@ import numpy as np
 from ..experiments.table1 import RATIOS, phase_errors, table1_errors
 from ..papers import LIU_PHASE_CHANGE, PAPER_TABLE1, PAPER_TABLE2, PAPER_TABLE2_P_MINUS_Q
 from . import Outcome, claim, data_file, find_data, needs_data
+from ._outcome import decide
 
 NOTEBOOK = "03_spectral_entropy"
 
@@ -72,8 +73,8 @@ def _proposition21(quick: bool) -> Outcome:
     value = {"texts": c.n, "worlds": int(T.shape[1]), "logical_equivalence_violations": int(v.total),
              "classes_equal_meanings": same_partition, "single_world_violations": int(sum(s.total for s in single)),
              "single_world_max_classes": int(classes)}
-    return Outcome(
-        value, "replicated" if ok else "not_replicated",
+    return decide(
+        value, ok,
         f"hobby texts as conjunctions of {len(hobbies)} atomic propositions, truth tables over all {T.shape[1]} "
         "worlds: logical equivalence is an equivalence relation whose classes are the meanings; read in one world "
         f"it is one too, with at most {classes} classes (true, false), so it cannot measure meaning. The "
@@ -137,8 +138,7 @@ def _table1(quick: bool) -> Outcome:
         f"{paper['LLAMA']:.2f} (reproduced under D - E, as the paper's attribution to the judge predicts), Ministral "
         f"{ours['normalized']['MINISTRAL']:.2f} / {ours['unnormalized']['MINISTRAL']:.2f} vs {paper['MINISTRAL']:.2f}."
     )
-    status = "replicated" if (strong_ok and weak_ok) else ("partly" if (strong_ok or weak_ok) else "not_replicated")
-    return Outcome(value, status, note)
+    return decide(value, strong_ok and weak_ok, note, partly=strong_ok or weak_ok)
 
 
 # --------------------------------------------------------------------------- Table 2
@@ -174,8 +174,7 @@ def _table2_p_minus_q(quick: bool) -> Outcome:
             "unrounded p and q allow" if off else "every printed p - q equals p - q")
     if bad:
         note += f"; impossible under any rounding for {', '.join(bad)}"
-    return Outcome({"p_minus_q_from_columns": rounded, "inconsistent": bad},
-                   "replicated" if not bad else "not_replicated", note)
+    return decide({"p_minus_q_from_columns": rounded, "inconsistent": bad}, not bad, note)
 
 
 def _read_verdicts():
@@ -334,7 +333,6 @@ def _figure1(quick: bool) -> Outcome:
     loc = {k: v[0] for k, v in found.items()}
     sharp = {k: v[1] for k, v in found.items()}
     near = {k: bool(sharp[k] and abs(loc[k] - LIU_PHASE_CHANGE) <= 0.1 + 1e-9) for k in found}
-    status = "replicated" if all(near.values()) else "not_replicated"
     value = {k: (round(loc[k], 2) if sharp[k] else "no transition") for k in found}
     located = [v for k, v in loc.items() if sharp[k]]
     note = (
@@ -347,4 +345,4 @@ def _figure1(quick: bool) -> Outcome:
         "(p-q) n_min against noise sqrt(n max(p,q))); the paper's judges sit at p-q 0.17, 0.22 | 0.55, 0.67, 0.80, "
         "0.81, so any threshold in (0.22, 0.55) fits them"
     )
-    return Outcome(value, status, note)
+    return decide(value, all(near.values()), note)
