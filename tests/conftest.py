@@ -9,6 +9,7 @@ on a development machine, and fails when ``SEMVAR_REQUIRE_DATA=1`` (set by
 from __future__ import annotations
 
 import os
+import sqlite3
 
 import pytest
 
@@ -44,3 +45,25 @@ def require_data():
     otherwise skips with the reason, or fails when ``SEMVAR_REQUIRE_DATA=1``.
     """
     return _require_data
+
+
+def _committed_verdicts(cache) -> int:
+    """Rows committed to the SQLite verdict cache at ``cache`` so far (0 while it does not exist yet).
+
+    Read with a plain connection, not :class:`semvar.llm.VerdictCache`, so a test can watch a cache
+    that another process is writing without taking part in its locking.
+    """
+    try:
+        con = sqlite3.connect(cache, timeout=5)
+        try:
+            return con.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
+        finally:
+            con.close()
+    except sqlite3.Error:
+        return 0
+
+
+@pytest.fixture
+def committed_verdicts():
+    """``committed_verdicts(cache) -> int``: rows another process has committed to a verdict cache."""
+    return _committed_verdicts

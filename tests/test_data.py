@@ -488,3 +488,24 @@ def test_logits_from_the_origin_equal_the_copy(origin, fresh, ye_copy):
         rebuilt = data.load_ye_logits("qa", progress=False)
     assert len(origin.requests) == 48
     assert all(np.array_equal(rebuilt[k], got[k]) for k in got)
+
+
+def test_serve_folder_serves_files_404s_the_rest_and_refuses_a_non_folder(tmp_path):
+    import urllib.error
+    import urllib.request
+
+    from semvar.testing import serve_folder
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "b.csv").write_bytes(b"x,y\n1,2\n")
+    with serve_folder(tmp_path) as url:
+        assert url.startswith("http://127.0.0.1:")
+        assert urllib.request.urlopen(f"{url}/a/b.csv", timeout=10).read() == b"x,y\n1,2\n"
+        with pytest.raises(urllib.error.HTTPError) as err:
+            urllib.request.urlopen(f"{url}/a/missing.csv", timeout=10)
+        assert err.value.code == 404
+    with pytest.raises(urllib.error.URLError):  # the server is gone after the block
+        urllib.request.urlopen(f"{url}/a/b.csv", timeout=2)
+    with pytest.raises(ValueError, match="is not a folder"):
+        with serve_folder(tmp_path / "a" / "b.csv"):
+            pass

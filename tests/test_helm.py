@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import functools
-import http.server
 import shutil
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +13,7 @@ from hypothesis import strategies as st
 
 from semvar import data
 from semvar.data import helm
+from semvar.testing import serve_folder
 
 SUBJECT_FILES = [f"original_helm_combined/{s}.csv" for s in sorted(data.mmlu_subjects()["subject"])]
 REDUX_FILE = "multi_expert_helm_all.csv"
@@ -293,17 +291,8 @@ def mirror(helm_dir, tmp_path):
     shutil.copytree(helm_dir / "original_helm_combined", base / "original_helm_combined")
     shutil.copy(helm_dir / REDUX_FILE, base / "multi_expert_helm" / "all.csv")
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+    with serve_folder(root) as url:
+        yield url
 
 
 def test_fetched_from_the_origin_when_no_copy(mirror, mmlu_test, tmp_path, monkeypatch):

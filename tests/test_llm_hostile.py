@@ -293,7 +293,7 @@ def test_an_answer_over_the_size_cap_is_refused_unread(scripted):
 
 
 # --------------------------------------------------------------------------- Ctrl-C
-def _held_run(tmp_path, ep, cache, n_answered):
+def _held_run(tmp_path, ep, cache, n_answered, count):
     write_texts(tmp_path / "texts.jsonl", TEXTS)
     cmd = [sys.executable, "-m", "semvar", "judge", str(tmp_path / "texts.jsonl"), "--base-url", ep.base_url,
            "--model", "m", "--k", "3", "--cache", str(cache), "--out", str(tmp_path / "r.json"), "--no-progress",
@@ -301,27 +301,17 @@ def _held_run(tmp_path, ep, cache, n_answered):
     proc = subprocess.Popen(cmd, env=dict(os.environ, OPENAI_API_KEY=""), stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
 
-    def stored():
-        try:
-            con = sqlite3.connect(cache, timeout=5)
-            try:
-                return con.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
-            finally:
-                con.close()
-        except sqlite3.Error:
-            return 0
-
     # wait for the condition, not for a time: n answers committed and the next requests held by the server
-    while proc.poll() is None and not (stored() >= n_answered and ep.in_flight == 4):
+    while proc.poll() is None and not (count(cache) >= n_answered and ep.in_flight == 4):
         threading.Event().wait(0.02)
     assert proc.poll() is None, proc.communicate()
-    return proc, stored
+    return proc
 
 
-def test_ctrl_c_cancels_calls_in_flight_without_waiting_for_them(tmp_path):
+def test_ctrl_c_cancels_calls_in_flight_without_waiting_for_them(tmp_path, committed_verdicts):
     cache = tmp_path / "c.sqlite"
     with SimulatedEndpoint(LABELS, hold_after=10) as ep:
-        proc, stored = _held_run(tmp_path, ep, cache, 10)
+        proc = _held_run(tmp_path, ep, cache, 10, committed_verdicts)
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
         # the four held requests would take the whole --timeout of 120 s if they were waited for
@@ -337,10 +327,10 @@ def test_ctrl_c_cancels_calls_in_flight_without_waiting_for_them(tmp_path):
     con.close()
 
 
-def test_a_second_ctrl_c_exits_at_once_and_leaves_the_cache_whole(tmp_path):
+def test_a_second_ctrl_c_exits_at_once_and_leaves_the_cache_whole(tmp_path, committed_verdicts):
     cache = tmp_path / "c.sqlite"
     with SimulatedEndpoint(LABELS, hold_after=10) as ep:
-        proc, stored = _held_run(tmp_path, ep, cache, 10)
+        proc = _held_run(tmp_path, ep, cache, 10, committed_verdicts)
         proc.send_signal(signal.SIGINT)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=60)

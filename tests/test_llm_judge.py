@@ -296,18 +296,6 @@ def test_duplicate_rows_are_asked_once():
 
 
 # --------------------------------------------------------------------------- interruption
-def _stored(cache) -> int:
-    """Rows committed to the verdict cache so far (0 while it does not exist yet)."""
-    try:
-        con = sqlite3.connect(cache, timeout=5)
-        try:
-            return con.execute("SELECT COUNT(*) FROM verdicts").fetchone()[0]
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return 0
-
-
 def _wait_until(condition, proc, what: str) -> None:
     """Poll ``condition`` while ``proc`` runs: the test waits for a state, not for a time.
 
@@ -319,7 +307,7 @@ def _wait_until(condition, proc, what: str) -> None:
         assert time.monotonic() < stop, f"still waiting for {what} after ten minutes"
         threading.Event().wait(0.02)
 
-def test_killed_run_resumes_without_repeating_a_completed_call(tmp_path):
+def test_killed_run_resumes_without_repeating_a_completed_call(tmp_path, committed_verdicts):
     texts, labels = corpus(4, 5)
     P = all_pairs(20)
     path = tmp_path / "texts.jsonl"
@@ -332,8 +320,8 @@ def test_killed_run_resumes_without_repeating_a_completed_call(tmp_path):
         env = dict(os.environ, OPENAI_API_KEY="")
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         # the state to kill it in: n_first answers committed and further requests held by the server
-        _wait_until(lambda: _stored(cache) >= n_first and ep.in_flight > 0, proc, f"{n_first} committed answers")
-        assert _stored(cache) == n_first
+        _wait_until(lambda: committed_verdicts(cache) >= n_first and ep.in_flight > 0, proc, f"{n_first} committed answers")
+        assert committed_verdicts(cache) == n_first
         os.kill(proc.pid, signal.SIGKILL)  # mid-run, with calls in flight
         proc.communicate()
         first = ep.requests.copy()
@@ -356,7 +344,7 @@ def test_killed_run_resumes_without_repeating_a_completed_call(tmp_path):
         judge.close()
 
 
-def test_ctrl_c_stops_the_command_and_keeps_every_finished_call(tmp_path):
+def test_ctrl_c_stops_the_command_and_keeps_every_finished_call(tmp_path, committed_verdicts):
     texts, labels = corpus(3, 4)
     path = tmp_path / "texts.jsonl"
     path.write_text("".join(json.dumps(t) + "\n" for t in texts), encoding="utf-8")
@@ -369,7 +357,7 @@ def test_ctrl_c_stops_the_command_and_keeps_every_finished_call(tmp_path):
                                 stderr=subprocess.PIPE, text=True)
         # Ctrl-C in a known state: 20 answers committed, the next four requests held by the server
         # (and a request timeout far beyond the test, so that no held call ends by itself)
-        _wait_until(lambda: _stored(cache) >= 20 and ep.in_flight == 4, proc, "20 committed answers and 4 held requests")
+        _wait_until(lambda: committed_verdicts(cache) >= 20 and ep.in_flight == 4, proc, "20 committed answers and 4 held requests")
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=600)  # the command must end on its own, however slowly
     assert proc.returncode == 130, err

@@ -7,11 +7,8 @@ copies (``require_data``) check the counts the data README states.
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
 import json
-import threading
 import warnings
 import zipfile
 
@@ -21,6 +18,7 @@ import pytest
 
 from semvar import data
 from semvar.data import mmlu_pro
+from semvar.testing import serve_folder
 
 IDS = mmlu_pro.mmlu_pro_question_ids()[:5].tolist()  # five real question ids
 M1, M2 = "Yi-6B", "gemini-1.5-pro-002"
@@ -215,17 +213,8 @@ def mirror(tmp_path):
     path = root / data.MMLU_PRO_REPO / data.MMLU_PRO_COMMIT / "eval_results" / mmlu_pro._file_name(M1)
     sha = _write_zip(path, _m1_records())
 
-    class Quiet(http.server.SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}", sha
-    server.shutdown()
-    server.server_close()
-    thread.join(timeout=5)
+    with serve_folder(root) as url:
+        yield url, sha
 
 
 def test_fetched_from_the_origin_when_no_copy(mirror, tmp_path, monkeypatch):
