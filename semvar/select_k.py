@@ -554,7 +554,7 @@ def _ecv_core(A: np.ndarray, k_max: int, obs: np.ndarray, n_hold: int, repeats: 
         W = W + W.T
         Y = W * A / rho
         vals, vecs = la.eigh(Y)
-        order = np.argsort(-np.abs(vals))[:k_max]
+        order = np.argsort(-np.abs(vals), kind="stable")[:k_max]
         hi, hj = iu[0][held], iu[1][held]
         a_held = a_up[held]
         for k in range(1, k_max + 1):

@@ -392,7 +392,7 @@ def _eigvecs(M, k: int, *, largest: bool) -> np.ndarray:
         else:
             v0 = np.ones(n) / np.sqrt(n) + np.cos(np.arange(n)) / (2 * np.sqrt(n))
             vals, vecs = sla.eigsh(M, k=k, which="LA" if largest else "SA", v0=v0)
-            order = np.argsort(vals)
+            order = np.argsort(vals, kind="stable")
             if largest:
                 order = order[::-1]
             return _fix_signs(vecs[:, order])
@@ -402,7 +402,7 @@ def _eigvecs(M, k: int, *, largest: bool) -> np.ndarray:
     M = sp.csr_array(M)
     v0 = np.ones(n) / np.sqrt(n)
     vals, vecs = sla.eigsh(M, k=k, which="LA" if largest else "SA", v0=v0)
-    order = np.argsort(vals)
+    order = np.argsort(vals, kind="stable")
     if largest:
         order = order[::-1]
     return _fix_signs(vecs[:, order])

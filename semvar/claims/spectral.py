@@ -328,7 +328,7 @@ def _figure1(quick: bool) -> Outcome:
         df = phase_errors(q, diffs, sizes=(30, 70), iterations=iters, conventions=("unnormalized", "normalized"), random_state=2)
         for conv in ("unnormalized", "normalized"):
             for n in (30, 70):
-                g = df[(df.convention == conv) & (df.n == n)].sort_values("p_minus_q")
+                g = df[(df.convention == conv) & (df.n == n)].sort_values("p_minus_q", kind="stable")
                 found[f"{conv}, q={q}, n={n}"] = _transition(g.p_minus_q.to_numpy(), g.mean_error.to_numpy())
     loc = {k: v[0] for k, v in found.items()}
     sharp = {k: v[1] for k, v in found.items()}

@@ -343,7 +343,7 @@ def accuracy_table(responses, mmlu_meta, delta=0.05, *, method="mle") -> pd.Data
             "exchangeable": ex.micro_halfwidth(n, h["sigma2_mix"], delta),
             "macro": h["macro"], "iid_macro": h["iid_halfwidth"], "exchangeable_macro": h["halfwidth"],
         })
-    return pd.DataFrame(rows).set_index("model").sort_values("accuracy", ascending=False)
+    return pd.DataFrame(rows).set_index("model").sort_values("accuracy", ascending=False, kind="stable")
 
 
 def split_half_table(responses, mmlu_meta, n_splits=100, *, random_state=0) -> pd.DataFrame:
@@ -487,7 +487,7 @@ def paired_table(responses, delta=0.05) -> pd.DataFrame:
     """
     delta = _check_delta(delta)
     wide = _wide(responses)
-    order = wide.mean().sort_values(ascending=False).index.tolist()
+    order = wide.mean().sort_values(ascending=False, kind="stable").index.tolist()
     N = len(wide)
     z = float(stats.norm.ppf(1 - delta / 2))
     rows = []
@@ -588,7 +588,7 @@ def redux_effect(responses, redux, delta=0.05) -> pd.DataFrame:
     out["rank"] = out["accuracy"].rank(ascending=False, method="min").astype(int)
     out["rank_ok"] = out["accuracy_ok"].rank(ascending=False, method="min").astype(int)
     out.attrs["flagged"] = int(flag.sum())
-    return out.sort_values("accuracy", ascending=False)
+    return out.sort_values("accuracy", ascending=False, kind="stable")
 
 
 def redux_responses(redux) -> pd.DataFrame:
