@@ -174,6 +174,39 @@ def test_real_key_rebuilt_from_the_public_files(require_data):
     rows = key["mmlu_test_row"].to_numpy()
     np.testing.assert_array_equal(key["label"], mmlu["answer"].to_numpy()[rows])
     np.testing.assert_array_equal(key["subject"], mmlu["subject"].to_numpy()[rows])
+    assert all(row in key.at[i, "candidate_rows"] for i, row in enumerate(rows))
+
+
+@pytest.mark.parametrize("order, row, changed", [("id", "first", 0), ("id", "last", 24), ("reverse", "first", 18),
+                                                 ("reverse", "last", 6)])
+def test_refilled_keys_are_model_free_keys_of_their_own(require_data, order, row, changed):
+    """Nine pairs of open ids share two rows (the order of service swaps them); six ids have two rows of their own."""
+    require_data("ye2024", ["mmlu_10k_answers.json"])
+    require_data("mmlu", ["test.parquet"])
+    with pytest.warns(data.AnswerKeyWarning):
+        key = data.load_ye_answers("qa", online=False)
+    other = data.refill_qa_key(key, order=order, row=row)
+    assert other["mmlu_test_row"].is_unique and (other["label"] != key["label"]).sum() == changed
+    assert (other["label"] != key["label"]).sum() == (other["answer"] != key["answer"]).sum()
+    moved = other["label"] != key["label"]
+    assert key.loc[moved, "ambiguous"].all()  # only open ids change, and only to a letter they allow
+    assert all(a in c for a, c in zip(other["answer"], other["candidates"]))
+    mmlu = data.load_mmlu("test", online=False)
+    rows = other["mmlu_test_row"].to_numpy()
+    np.testing.assert_array_equal(other["label"], mmlu["answer"].to_numpy()[rows])
+    np.testing.assert_array_equal(other["subject"], mmlu["subject"].to_numpy()[rows])
+    rule = other.attrs["rule"]
+    assert ("decreasing id order" in rule) == (order == "reverse") and f"the {row} free row" in rule
+    if changed == 0:
+        pd.testing.assert_frame_equal(other, key)
+
+
+@pytest.mark.parametrize("kw, match", [({"order": "random"}, "order must be"), ({"row": "middle"}, "row must be")])
+def test_refill_bad_input(kw, match):
+    with pytest.raises(ValueError, match=match):
+        data.refill_qa_key(pd.DataFrame({"candidate_rows": []}), **kw)
+    with pytest.raises(ValueError, match="rebuilt QA key"):
+        data.refill_qa_key(pd.DataFrame({"label": [0, 1]}))
 
 
 _TABLES = {}

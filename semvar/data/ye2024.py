@@ -49,6 +49,7 @@ from ._paths import DataNotFoundError, _not_found, _verify_checksum, find_data_d
 from ._safe_pickle import load_numpy_pickle
 
 __all__ = [
+    "refill_qa_key",
     "YE_TASKS",
     "YE_MODELS",
     "YE_CHAT_MODELS",
@@ -504,39 +505,114 @@ def _rebuild_qa_key(records, mmlu: pd.DataFrame, *, source: str = "the answer te
         raise ValueError(f"{source}: for {len(untexted)} ids the answer text is the correct option of no MMLU row "
                          f"with that question, e.g. ids {untexted[:5]}")
 
-    # rows taken by ids with a single admissible row first, then the rest in id order
-    taken = {rows[0] for rows in admissible if len(rows) == 1}
-    assigned = []
-    for rows in admissible:
-        if len(rows) == 1:
-            assigned.append(rows[0])
-            continue
-        free = [row for row in rows if row not in taken] or rows
-        assigned.append(free[0])
-        taken.add(free[0])
+    assigned = np.asarray(_hand_out(admissible, "id", "first"))
     letters = [sorted({int(keyed[row]) for row in rows}) for rows in admissible]
-    assigned = np.asarray(assigned)
     label = keyed[assigned].astype(np.int64)
     ambiguous = np.array([len(x) > 1 for x in letters])
+    subjects = mmlu["subject"].to_numpy()
     out = pd.DataFrame({
         "id": np.arange(_N_ITEMS),
         "answer": [YE_OPTIONS[k] for k in label],
         "label": label,
         "mmlu_test_row": assigned.astype(np.int64),
-        "subject": mmlu["subject"].to_numpy()[assigned],
+        "subject": subjects[assigned],
         "ambiguous": ambiguous,
         "candidates": ["".join(YE_OPTIONS[k] for k in x) for x in letters],
+        "candidate_rows": [tuple(int(row) for row in rows) for rows in admissible],
     })
     shared = [r["id"] for r in by_id if len(rows_of[r["question"]]) > 1]
+    several = {int(row) for rows in admissible if len(rows) > 1 for row in rows}
     out.attrs.update(
         source=source,
         rule=YE_QA_KEY_RULE,
+        row_label={row: int(keyed[row]) for row in sorted(several)},
+        row_subject={row: str(subjects[row]) for row in sorted(several)},
         n_ambiguous=int(ambiguous.sum()),
         ambiguous_ids=[int(i) for i in np.flatnonzero(ambiguous)],
         null_answer_ids=[int(i) for i in nulls],
         n_shared_question=len(shared),
         n_several_rows=int(sum(len(rows) > 1 for rows in admissible)),
     )
+    return out
+
+
+def _hand_out(admissible: list[list[int]], order: str, row: str) -> list[int]:
+    """One MMLU row per id: an id with one admissible row takes it; the others are served in ``order``
+    (``"id"``: increasing id, ``"reverse"``: decreasing), each taking the ``row`` (``"first"`` or
+    ``"last"`` in MMLU's order) of its admissible rows that no id has taken yet (any of them if all are)."""
+    taken = {rows[0] for rows in admissible if len(rows) == 1}
+    out = [rows[0] if len(rows) == 1 else -1 for rows in admissible]
+    several = [i for i, rows in enumerate(admissible) if len(rows) > 1]
+    for i in (several if order == "id" else several[::-1]):
+        rows = admissible[i]
+        free = [r for r in rows if r not in taken] or list(rows)
+        out[i] = free[0] if row == "first" else free[-1]
+        taken.add(out[i])
+    return out
+
+
+def refill_qa_key(key: pd.DataFrame, *, order: str = "id", row: str = "first") -> pd.DataFrame:
+    """The rebuilt QA key with its open ids filled by another model-free rule.
+
+    The rebuilt key (:func:`load_ye_answers` ``("qa")`` without the task file)
+    hands the MMLU rows of ids with several admissible rows out in increasing
+    id order, each id taking the first free row.  The other orders are as
+    model-free; this function applies one of them, so that a result can be
+    shown under all four.
+
+    Parameters
+    ----------
+    key : pandas.DataFrame
+        A rebuilt QA key (it has the column ``candidate_rows`` and the
+        ``attrs`` ``row_label`` and ``row_subject``).
+    order : {"id", "reverse"}, default "id"
+        The order in which ids with several admissible rows are served.
+    row : {"first", "last"}, default "first"
+        Which free admissible row (in MMLU's order) an id takes.
+
+    Returns
+    -------
+    pandas.DataFrame
+        A copy of ``key`` with ``answer``, ``label``, ``mmlu_test_row`` and
+        ``subject`` of those ids replaced; ``attrs["rule"]`` names the rule.
+        ``refill_qa_key(key)`` equals ``key``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``order`` or ``row``, or a key that is not a rebuilt QA key.
+
+    Examples
+    --------
+    >>> key = pd.DataFrame({"id": [0, 1, 2], "answer": ["A", "A", "B"], "label": [0, 0, 1],
+    ...                     "mmlu_test_row": [7, 8, 9], "subject": ["s", "s", "t"], "ambiguous": [True, True, False],
+    ...                     "candidates": ["AB", "AB", "B"], "candidate_rows": [(7, 8), (7, 8), (9,)]})
+    >>> key.attrs.update(row_label={7: 0, 8: 1}, row_subject={7: "s", 8: "s"})
+    >>> refill_qa_key(key, order="reverse")[["answer", "mmlu_test_row"]].values.tolist()
+    [['B', 8], ['A', 7], ['B', 9]]
+    """
+    if order not in ("id", "reverse"):
+        raise ValueError(f"order must be 'id' or 'reverse', got {order!r}")
+    if row not in ("first", "last"):
+        raise ValueError(f"row must be 'first' or 'last', got {row!r}")
+    if not isinstance(key, pd.DataFrame) or "candidate_rows" not in key or not {"row_label", "row_subject"} <= set(key.attrs):
+        raise ValueError("key must be a rebuilt QA key from load_ye_answers('qa') (column candidate_rows, "
+                         "attrs row_label and row_subject); a key read from the task file has no open ids")
+    admissible = [list(rows) for rows in key["candidate_rows"]]
+    assigned = _hand_out(admissible, order, row)
+    out = key.copy()
+    out.attrs = dict(key.attrs)
+    for i, rows in enumerate(admissible):
+        if len(rows) > 1:
+            r = assigned[i]
+            lab = key.attrs["row_label"][r]
+            out.iloc[i, out.columns.get_loc("label")] = lab
+            out.iloc[i, out.columns.get_loc("answer")] = YE_OPTIONS[lab]
+            out.iloc[i, out.columns.get_loc("mmlu_test_row")] = r
+            out.iloc[i, out.columns.get_loc("subject")] = key.attrs["row_subject"][r]
+    ids_in = "increasing" if order == "id" else "decreasing"
+    out.attrs["rule"] = (f"as the rebuilt key, but ids with several admissible rows are served in {ids_in} id order, "
+                         f"each taking the {row} free row in MMLU's order")
     return out
 
 
@@ -601,8 +677,9 @@ def load_ye_answers(task: str, *, data_dir=None, online: bool | None = None) -> 
         (letter A-F), ``label`` (0-5) and, from the task file,
         ``subcategory``.  The rebuilt QA key (below) has instead
         ``mmlu_test_row`` (row of MMLU's test split), ``subject``,
-        ``ambiguous`` (bool) and ``candidates`` (every letter the public files
-        allow, e.g. ``"AD"``); its ``attrs`` hold the ``rule``,
+        ``ambiguous`` (bool), ``candidates`` (every letter the public files
+        allow, e.g. ``"AD"``) and ``candidate_rows`` (the MMLU rows they
+        come from); its ``attrs`` hold the ``rule``,
         ``n_ambiguous``, ``ambiguous_ids``, ``null_answer_ids``,
         ``n_shared_question`` and ``n_several_rows``.
 
@@ -643,7 +720,9 @@ def load_ye_answers(task: str, *, data_dir=None, online: bool | None = None) -> 
       used.  Rows are handed out in id order, each id taking the first row in
       MMLU's order that no other id has taken (the task never uses a row
       twice: the 9,739 ids with a single matching row use 9,739 distinct
-      rows).  This fixes one key; ``candidates`` lists the others.
+      rows).  This fixes one key; ``candidates`` lists the others, and
+      :func:`refill_qa_key` applies the other three orders (ids served in
+      decreasing order, or each taking its last free row).
 
     The rule never looks at a model's output.  Only JSON is read (never a
     pickle).  No checksum is known for the hub's task files, so their content
