@@ -46,16 +46,23 @@ Modules: :mod:`~semvar.data._paths` (the rule), :mod:`~semvar.data._fetch`
 (download and cache), :mod:`~semvar.data.mmlu`, :mod:`~semvar.data.ye2024`,
 :mod:`~semvar.data.responses` (item-level response tables), :mod:`~semvar.data.helm` (HELM
 models' answers, MMLU-Redux), :mod:`~semvar.data.mmlu_pro` (29 models' written answers to
-MMLU-Pro).
+MMLU-Pro); the regime of semantic entropy: :mod:`~semvar.data.uq_nlg` (one model's 20 samples per
+TriviaQA question), :mod:`~semvar.data.sas` (human same-meaning labels of answer pairs),
+:mod:`~semvar.data.openqa_eval` (human, LLM and BEM verdicts on NQ answers) and
+:mod:`~semvar.data.evouna` (five QA systems' answers with human labels).
 """
 
-from . import helm, mmlu, mmlu_pro, responses, ye2024
+from . import evouna, helm, mmlu, mmlu_pro, openqa_eval, responses, sas, uq_nlg, ye2024
 from ._fetch import GITHUB_RAW, cache_dir, fetch_github, github_url
 from ._paths import PROJECT_ROOT, DataNotFoundError, candidate_dirs, find_data_dir, result_path
+from .evouna import *  # noqa: F403  (EVOUNA)
 from .helm import *  # noqa: F403  (HELM answers and MMLU-Redux)
 from .mmlu import *  # noqa: F403
 from .mmlu_pro import *  # noqa: F403  (MMLU-Pro model outputs)
+from .openqa_eval import *  # noqa: F403  (OpenQA-eval judgements)
 from .responses import *  # noqa: F403  (item-level response tables)
+from .sas import *  # noqa: F403  (SAS answer pairs)
+from .uq_nlg import *  # noqa: F403  (UQ-NLG samples)
 from .ye2024 import *  # noqa: F403  (Ye et al. 2024)
 
 __all__ = [
@@ -65,4 +72,5 @@ __all__ = [
     "GITHUB_RAW", "cache_dir", "github_url", "fetch_github",
     # one list per data family, kept in its module
     *mmlu.__all__, *mmlu_pro.__all__, *helm.__all__, *responses.__all__, *ye2024.__all__,
+    *uq_nlg.__all__, *sas.__all__, *openqa_eval.__all__, *evouna.__all__,
 ]

@@ -9,6 +9,8 @@ globals that numpy's own array pickling uses (``_reconstruct``, ``ndarray``,
 ``dtype``) and refuses every other one on sight, so a stream that names, say,
 ``os.system`` stops with :class:`RefusedPickleError` at that name.  Persistent
 ids are refused as well (the default :class:`pickle.Unpickler` behaviour).
+:class:`NoGlobalsUnpickler` (:func:`load_plain_pickle`) is stricter still: it
+admits no global at all, for pickles that hold only builtin values.
 """
 
 from __future__ import annotations
@@ -95,3 +97,66 @@ def load_numpy_pickle(path, *, source: str | None = None):
             raise RefusedPickleError(f"{where}: {exc}") from None
         except (pickle.UnpicklingError, EOFError, TypeError, AttributeError, IndexError, KeyError) as exc:
             raise ValueError(f"{where} is not a readable pickle of numpy arrays ({type(exc).__name__}: {exc})") from None
+
+
+class NoGlobalsUnpickler(pickle.Unpickler):
+    """A :class:`pickle.Unpickler` that admits no global at all.
+
+    Every :meth:`find_class` call is refused, so only what the pickle
+    protocol builds without a callable can load: ``None``, booleans, ints,
+    floats, str, bytes, tuples, lists, dicts, sets and frozensets (complex
+    numbers, and bytearrays below protocol 5, need a global and are refused).
+    No object of any class, numpy's included, can be reconstructed, and nothing
+    the stream names is ever called.  Extension codes (``EXT1``-``EXT4``) and
+    persistent ids resolve through :meth:`find_class` or are refused by
+    :class:`pickle.Unpickler` itself, so they fail the same way.
+    """
+
+    def find_class(self, module, name):  # noqa: D102 - see the class docstring
+        raise RefusedPickleError(
+            f"refused: the pickle names the global {module}.{name}; this pickle may hold only builtin "
+            "containers and strings (no global is admitted), and nothing was executed"
+        )
+
+
+def load_plain_pickle(path, *, source: str | None = None):
+    """Load a pickle that may hold only builtin values: no global of any kind.
+
+    Parameters
+    ----------
+    path : path-like
+        The pickle file.
+    source : str, optional
+        Where the file came from (a URL), for error messages.
+
+    Returns
+    -------
+    object
+        The unpickled object (lists, dicts, tuples, str, numbers, ...).
+
+    Raises
+    ------
+    RefusedPickleError
+        The stream names a global, any global (a numpy array's included);
+        nothing named was called.
+    ValueError
+        The file is not a readable pickle (truncated, garbage).
+
+    Examples
+    --------
+    >>> import io, pickle, numpy as np
+    >>> NoGlobalsUnpickler(io.BytesIO(pickle.dumps([{"id": "q1", "text": ["a", "b"]}]))).load()
+    [{'id': 'q1', 'text': ['a', 'b']}]
+    >>> NoGlobalsUnpickler(io.BytesIO(pickle.dumps(np.arange(2)))).load()  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    semvar.data._safe_pickle.RefusedPickleError: refused: the pickle names the global numpy..._reconstruct; ...
+    """
+    where = source or str(path)
+    with open(path, "rb") as fh:
+        try:
+            return NoGlobalsUnpickler(fh).load()
+        except RefusedPickleError as exc:
+            raise RefusedPickleError(f"{where}: {exc}") from None
+        except (pickle.UnpicklingError, EOFError, TypeError, AttributeError, IndexError, KeyError, ValueError) as exc:
+            raise ValueError(f"{where} is not a readable pickle of builtin values ({type(exc).__name__}: {exc})") from None
