@@ -13,6 +13,7 @@ about; real judges (embeddings, an LLM) read the texts.
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
@@ -31,7 +32,8 @@ from ._validation import (
 
 _WORD = re.compile(r"\w+")
 
-__all__ = ["Judge", "OracleJudge", "SBMJudge", "BlockJudge", "HardTextJudge", "EmbeddingJudge", "LexicalJudge", "PQEstimate", "estimate_pq"]
+__all__ = ["Judge", "OracleJudge", "SBMJudge", "BlockJudge", "HardTextJudge", "EmbeddingJudge", "LexicalJudge", "ExactMatchJudge", "RougeJudge", "PQEstimate", "estimate_pq",
+           "normalize_answer", "rouge_l"]
 
 
 @runtime_checkable
@@ -469,3 +471,209 @@ def __getattr__(name):
 
         return LLMJudge
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+# --------------------------------------------------------------------------- answer-string judges
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = frozenset(string.punctuation)
+
+
+def normalize_answer(text: str) -> str:
+    """The SQuAD normalisation of a short answer: lower case, no punctuation, no articles, single spaces.
+
+    The steps, in the order of the SQuAD v1.1 evaluation (Rajpurkar et al.
+    2016): lower-case the text; delete every ASCII punctuation character
+    (``string.punctuation``); delete the words "a", "an" and "the"; split on
+    whitespace and join with single spaces (which also strips both ends).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is not a string.
+
+    References
+    ----------
+    Rajpurkar, Zhang, Lopyrev & Liang (2016), SQuAD: 100,000+ questions for
+    machine comprehension of text (EMNLP), the official evaluation script.
+
+    Examples
+    --------
+    >>> normalize_answer("  The Eiffel-Tower, in PARIS! ")
+    'eiffeltower in paris'
+    >>> normalize_answer("An apple") == normalize_answer("apple.")
+    True
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    return _normalize(text)
+
+
+def _normalize(text: str) -> str:
+    text = "".join(ch for ch in text.lower() if ch not in _PUNCTUATION)
+    return " ".join(_ARTICLES.sub(" ", text).split())
+
+
+def _words(text: str) -> list[str]:
+    """Lower-cased word tokens (maximal runs of ``\\w``) in order."""
+    return _WORD.findall(text.lower())
+
+
+def _lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of a longest common subsequence of two token lists (dynamic programme, O(|a| |b|) time, O(|b|) memory)."""
+    if len(a) < len(b):
+        a, b = b, a
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+def _rouge_l(a: list[str], b: list[str]) -> float:
+    if not a and not b:
+        return 1.0
+    return 2.0 * _lcs_length(a, b) / (len(a) + len(b))
+
+
+def rouge_l(a: str, b: str) -> float:
+    """ROUGE-L F-measure of two texts on lower-cased word tokens (Lin 2004), symmetric in ``a`` and ``b``.
+
+    Parameters
+    ----------
+    a, b : str
+        The two texts.  Tokens are the maximal runs of letters, digits and
+        underscores (``\\w+``) of the lower-cased text, as in
+        :class:`LexicalJudge`.
+
+    Returns
+    -------
+    float in [0, 1]
+        :math:`F = 2PR/(P+R)` with :math:`P = \\ell/|a|`,
+        :math:`R = \\ell/|b|` and :math:`\\ell` the length of a longest common
+        subsequence of the two token sequences; this is
+        :math:`2\\ell/(|a|+|b|)`.  Two texts without a token score 1 (equal
+        token sequences); one empty text against a non-empty one scores 0.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` or ``b`` is not a string.
+
+    Notes
+    -----
+    Lin (2004, section 3.1) defines ROUGE-L of a candidate against a reference
+    as the F-measure :math:`(1+\\beta^2)RP/(R+\\beta^2P)` of the LCS-based
+    recall and precision; with :math:`\\beta=1` it is the harmonic mean, and
+    :math:`2\\ell/(|a|+|b|)` follows by substitution, which shows the
+    symmetry.  No stemming and no stop-word removal.
+
+    References
+    ----------
+    Lin (2004), ROUGE: a package for automatic evaluation of summaries.
+
+    Examples
+    --------
+    LCS of "the cat sat on the mat" and "the cat is on the mat" is
+    "the cat on the mat" (5 tokens), so F = 2 * 5 / 12:
+
+    >>> round(rouge_l("The cat sat on the mat", "the cat is on the mat"), 6)
+    0.833333
+    >>> rouge_l("Paris", "London")
+    0.0
+    """
+    for name, value in (("a", a), ("b", b)):
+        if not isinstance(value, str):
+            raise ValueError(f"{name} must be a string, got {type(value).__name__}")
+    return _rouge_l(_words(a), _words(b))
+
+
+class ExactMatchJudge:
+    """Judge two answers equivalent when their SQuAD-normalised strings are equal.
+
+    See :func:`normalize_answer`: case, ASCII punctuation, the articles
+    "a", "an", "the" and runs of whitespace are ignored.  An equivalence
+    relation by construction (equality of normalised strings).
+
+    Examples
+    --------
+    >>> ExactMatchJudge().pairs(["The Paris.", "paris", "London"], [[0, 1], [0, 2]]).tolist()
+    [True, False]
+    """
+
+    def __init__(self):
+        self._cache: dict[str, str] = {}
+
+    def normalized(self, text: str) -> str:
+        """The normalised form of one text (cached per distinct text)."""
+        got = self._cache.get(text)
+        if got is None:
+            got = self._cache[text] = _normalize(text)
+        return got
+
+    def pairs(self, texts, pairs) -> np.ndarray:
+        """Verdicts ``normalize_answer(t_i) == normalize_answer(t_j)`` for each pair."""
+        texts = check_texts(texts)
+        P = check_pairs(pairs, len(texts))
+        norm = [self.normalized(t) for t in texts]
+        return np.array([norm[i] == norm[j] for i, j in P], dtype=bool)
+
+    def __repr__(self) -> str:
+        return "ExactMatchJudge()"
+
+
+class RougeJudge:
+    """Judge two texts equivalent when their ROUGE-L F-measure (:func:`rouge_l`) reaches a threshold.
+
+    Parameters
+    ----------
+    threshold : float in [0, 1], default 0.5
+        Verdict TRUE when ``rouge_l(t_i, t_j) >= threshold``.
+
+    Notes
+    -----
+    Reflexive and symmetric (ROUGE-L F is symmetric, and a text scores 1
+    with itself); not transitive.  Token lists are cached per distinct text.
+
+    Examples
+    --------
+    >>> j = RougeJudge(0.5)
+    >>> j.score(["it is Paris", "Paris it is", "London"], [[0, 1], [0, 2]]).round(4).tolist()
+    [0.6667, 0.0]
+    >>> j.pairs(["it is Paris", "Paris it is", "London"], [[0, 1], [0, 2]]).tolist()
+    [True, False]
+    """
+
+    def __init__(self, threshold: float = 0.5):
+        self.threshold = check_real(threshold, "threshold", low=0.0, high=1.0)
+        self._cache: dict[str, list[str]] = {}
+
+    def tokens(self, text: str) -> list[str]:
+        """The lower-cased word tokens of one text, in order."""
+        got = self._cache.get(text)
+        if got is None:
+            got = self._cache[text] = _words(text)
+        return got
+
+    def score(self, texts, pairs) -> np.ndarray:
+        """ROUGE-L F-measure of each pair, shape ``(m,)``."""
+        texts = check_texts(texts)
+        P = check_pairs(pairs, len(texts))
+        toks = [self.tokens(t) for t in texts]
+        return np.array([_rouge_l(toks[i], toks[j]) for i, j in P], dtype=float)
+
+    def pairs(self, texts, pairs) -> np.ndarray:
+        """Verdicts ``rouge_l >= threshold`` for each pair."""
+        return self.score(texts, pairs) >= self.threshold
+
+    def __repr__(self) -> str:
+        return f"RougeJudge(threshold={self.threshold})"

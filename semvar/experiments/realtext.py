@@ -44,9 +44,10 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_int, check_random_state, check_real
+from .._validation import check_int, check_random_state
 from ..data import MMLU_PRO_LETTERS, cache_dir, load_mmlu_pro_outputs, result_path
 from ..entropy import empirical_entropy, entropy_from_counts
+from ..evaluation import auroc, auroc_ci, rate_ci
 from ..graph import adjacency_from_verdicts, random_pairs
 from ..judges import LexicalJudge
 from ..pipeline import graph_entropy
@@ -222,109 +223,7 @@ def answer_entropy_table(frame: pd.DataFrame, *, complete: bool = True, guessed_
 
 
 # --------------------------------------------------------------------------- statistics
-
-
-def auroc(score, positive) -> float:
-    """Area under the ROC curve of ``score`` for predicting ``positive`` (ties count one half).
-
-    Equals the probability that a random positive scores above a random
-    negative (the Mann-Whitney statistic divided by ``m n``).
-
-    Examples
-    --------
-    >>> auroc([0.1, 0.4, 0.35, 0.8], [0, 0, 1, 1])
-    0.75
-    """
-    return auroc_ci(score, positive)[0]
-
-
-def auroc_ci(score, positive, *, level: float = 0.95) -> tuple[float, float, float]:
-    """AUROC with the DeLong et al. (1988) confidence interval.
-
-    Parameters
-    ----------
-    score : array-like of shape (n,)
-        Higher means "more likely positive".
-    positive : array-like of bool, shape (n,)
-        The event to predict (e.g. the plurality answer is wrong).
-    level : float in (0, 1), default 0.95
-
-    Returns
-    -------
-    (auc, low, high) : tuple of float
-        ``auc`` is the Mann-Whitney estimate; the interval is
-        ``auc +- z * se`` clipped to [0, 1], with the variance
-        ``var(V10)/m + var(V01)/n`` of DeLong, DeLong & Clarke-Pearson (1988),
-        where ``V10_i`` is the share of negatives below positive ``i`` and
-        ``V01_j`` the share of positives above negative ``j`` (ties one half).
-
-    Raises
-    ------
-    ValueError
-        Lengths differ, a score is not finite, or one class is empty or has
-        a single member (the variance needs two of each).
-
-    Examples
-    --------
-    >>> auc, lo, hi = auroc_ci([1, 2, 3, 4, 5, 6], [0, 0, 1, 0, 1, 1])
-    >>> round(auc, 4), lo < auc < hi
-    (0.8889, True)
-    """
-    from scipy.stats import norm, rankdata
-
-    s = np.asarray(score, dtype=float)
-    y = np.asarray(positive)
-    if s.ndim != 1 or y.shape != s.shape:
-        raise ValueError(f"score and positive must be 1-D of the same length, got shapes {s.shape} and {y.shape}")
-    if not np.all(np.isfinite(s)):
-        raise ValueError("score must be finite")
-    if y.dtype != bool:
-        if not np.all(np.isin(y, (0, 1))):
-            raise ValueError("positive must be boolean or 0/1")
-        y = y.astype(bool)
-    level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
-    x, z = s[y], s[~y]
-    m, n = x.size, z.size
-    if m < 2 or n < 2:
-        raise ValueError(f"positive must hold at least two of each class, got {m} positives and {n} negatives")
-    tz = rankdata(np.concatenate([x, z]))
-    v10 = (tz[:m] - rankdata(x)) / n
-    v01 = 1.0 - (tz[m:] - rankdata(z)) / m
-    auc = float(v10.mean())
-    se = float(np.sqrt(v10.var(ddof=1) / m + v01.var(ddof=1) / n))
-    half = norm.ppf(0.5 + level / 2) * se
-    return auc, max(0.0, auc - half), min(1.0, auc + half)
-
-
-def rate_ci(k, n, *, method: str = "wilson", level: float = 0.95) -> tuple[float, float, float]:
-    """A proportion ``k/n`` with its binomial confidence interval (``scipy.stats.binomtest``).
-
-    Parameters
-    ----------
-    k, n : int
-        Successes and trials, ``0 <= k <= n``, ``n >= 1``.
-    method : {"wilson", "exact"}, default "wilson"
-        Wilson's score interval or the Clopper-Pearson ("exact") interval.
-    level : float in (0, 1), default 0.95
-
-    Returns
-    -------
-    (rate, low, high)
-
-    Examples
-    --------
-    >>> [round(v, 4) for v in rate_ci(8, 10)]
-    [0.8, 0.4902, 0.9433]
-    """
-    from scipy.stats import binomtest
-
-    n = check_int(n, "n", low=1)
-    k = check_int(k, "k", low=0, high=n)
-    if method not in ("wilson", "exact"):
-        raise ValueError(f"method must be 'wilson' or 'exact', got {method!r}")
-    level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
-    ci = binomtest(k, n).proportion_ci(confidence_level=level, method=method)
-    return k / n, float(ci.low), float(ci.high)
+# auroc, auroc_ci and rate_ci live in semvar.evaluation (imported above and re-exported here)
 
 
 def best_threshold(score, same, grid) -> tuple[float, float]:
