@@ -553,7 +553,7 @@ def rouge_l(a: str, b: str) -> float:
     a, b : str
         The two texts.  Tokens are the maximal runs of letters, digits and
         underscores (``\\w+``) of the lower-cased text, as in
-        :class:`LexicalJudge`.
+        :class:`~semvar.judges.LexicalJudge`.
 
     Returns
     -------

@@ -12,7 +12,7 @@ Two kinds of analysis live here:
 
 - on every question that all 29 models answered (no text needed):
   :func:`answer_entropy_table` gives the entropy of the 29 outcomes, the
-  plurality answer and whether it is wrong; :func:`auroc_ci` measures how
+  plurality answer and whether it is wrong; :func:`~semvar.evaluation.auroc_ci` measures how
   well a score predicts that the plurality answer is wrong;
 - on a random subset of those questions (``N_QUESTIONS``, seed ``SEED``),
   :func:`run` embeds the answers with all-MiniLM-L6-v2 and writes the study
@@ -464,7 +464,7 @@ def run(n_questions: int = N_QUESTIONS, *, seed: int = SEED, progress: bool = Tr
     -------
     dict
         ``questions``, ``pairs``, ``answers``, ``budget`` (DataFrames) and
-        ``summary`` (a dict), as written by :func:`main`.
+        ``summary`` (a dict), as written by ``main``.
     """
     from ..similarity import load_model
 
@@ -594,7 +594,7 @@ def _study(table, ids, calib, texts_by_q, codes_by_q, answers, emb, models, maxl
 
 
 def load_study() -> dict:
-    """The stored study (``data/realtext_*``) as written by :func:`main`: four frames and the summary."""
+    """The stored study (``data/realtext_*``) as written by ``main``: four frames and the summary."""
     out = {
         "questions": pd.read_csv(result_path(QUESTIONS_FILE), index_col="question_id"),
         "pairs": pd.read_csv(result_path(PAIRS_FILE)),

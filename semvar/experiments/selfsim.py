@@ -124,7 +124,7 @@ def corpus_table(judge, *, grid=None, n: int = 40, m: int = 2, thresholds=THRESH
     Parameters
     ----------
     judge : semvar.judges.EmbeddingJudge
-        Supplies (and caches) the embeddings; its :meth:`with_threshold`
+        Supplies (and caches) the embeddings; its :meth:`~semvar.judges.EmbeddingJudge.with_threshold`
         copies judge at each of ``thresholds``.
     grid : list of dict, optional
         Corpus settings (default :func:`corpus_grid`).
@@ -137,9 +137,11 @@ def corpus_table(judge, *, grid=None, n: int = 40, m: int = 2, thresholds=THRESH
 
     Returns
     -------
-    DataFrame with columns ``shape, k, seed, n, distinct, entropy, collision,
-    self_similarity, spectral_<t>`` (one per threshold), and the list of
-    corpora (for the pair study).
+    table : DataFrame
+        Columns ``shape, k, seed, n, distinct, entropy, collision,
+        self_similarity, spectral_<t>`` (one per threshold).
+    corpora : list
+        The corpora (for the pair study).
     """
     import pandas as pd
 
