@@ -119,7 +119,7 @@ def check(root: Path, widths: list[int], shots: Path | None = None) -> list[str]
                         return route.abort()
 
                     page.route("**/*", _route)
-                    page.goto(f"{base}/{rel}", wait_until="load")
+                    page.goto(f"{base}/{rel}", wait_until="load", timeout=120_000)
                     page.wait_for_timeout(300)  # MathJax typesets after load
                     size = page.evaluate(OVERFLOW_JS)
                     if size["width"] > size["viewport"] + 1:
@@ -128,7 +128,10 @@ def check(root: Path, widths: list[int], shots: Path | None = None) -> list[str]
                     if shots is not None:
                         out = shots / f"{width}" / (rel.replace("/", "__") + ".png")
                         out.parent.mkdir(parents=True, exist_ok=True)
-                        page.screenshot(path=str(out), full_page=True)
+                        try:
+                            page.screenshot(path=str(out), full_page=True, timeout=120_000)
+                        except Exception as exc:  # a very tall page on a busy machine: report, go on
+                            print(f"no screenshot of {rel} @ {width} px: {type(exc).__name__}")
                     failures.extend(f"{rel} @ {width} px: {p}" for p in problems)
                     page.close()
                 context.close()
