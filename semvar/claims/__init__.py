@@ -53,6 +53,8 @@ __all__ = [
     "Outcome", "Record", "Claim", "claim", "registry", "run", "format_table", "to_json", "load_records",
     "scorecard_frame", "compact", "format_value", "counts", "source_work", "scorecard_html", "chapter_titles",
     "find_data", "data_file", "needs_data", "shared", "STATUSES", "KINDS", "WORKS", "compare", "CLAIM_MODULES",
+    "record_html", "public_text", "one_line", "work_name", "work_short", "display_source", "card_anchor",
+    "section_anchor", "VERDICT_WORDS",
 ]
 
 STATUSES = ("replicated", "not_replicated", "partly", "needs_data", "error")
@@ -69,12 +71,13 @@ CLAIM_MODULES = [
     "semvar.claims.realtext",      # chapter 9: real LLM answers (MMLU-Pro)
 ]
 
-#: The four source works, in the book's order: (key, short title).
+#: The four source works, in the book's order: (key, authors (year), title).  The tutorial
+#: and the review name no author; they are described by what they are.
 WORKS = (
-    ("000", "Liu (2025), semantic spectral entropy"),
-    ("002", "LLM self-similarity tutorial"),
-    ("001", "Lin, Frei & de la Peña (2026), exchangeable concentration"),
-    ("003", "Ye et al. (2024) and the set-size review"),
+    ("000", "Liu (2025), A statistically consistent measure of semantic variability using language models"),
+    ("002", "LLM self-similarity tutorial (no author named), Measuring LLM response vs response for the same prompt"),
+    ("001", "Lin, Frei & de la Peña (2026), Bounded difference concentration for infinitely exchangeable sequences"),
+    ("003", "Ye et al. (2024), Benchmarking LLMs via uncertainty quantification, with the review Set size as uncertainty"),
 )
 _PREFIX_WORK = {"liu2025": "000", "budget": "000", "selfsim": "002", "lin2026": "001", "ye2024": "003", "ye_review": "003"}
 
@@ -214,9 +217,11 @@ def needs_data(what: str, why: str | None = None, *, our_value=None, note: str =
     ``why`` is the reason :func:`find_data` gave; ``note`` adds what was
     computed without it.
     """
+    from ._outcome import without_machine_paths
+
     text = f"needs {what}"
     if why:
-        text += f" (looked: {why})"
+        text += f" (looked: {without_machine_paths(why)})"
     if note:
         text = f"{note}; {text}"
     return Outcome(our_value, "needs_data", text)
@@ -460,47 +465,139 @@ BADGE = {
     "error": ("#f4b6b6", "#7a0000"),
 }
 
+#: The verdict as the book's prose says it.
+VERDICT_WORDS = {
+    "replicated": "replicated",
+    "not_replicated": "not replicated",
+    "partly": "partly replicated",
+    "needs_data": "needs data",
+    "error": "error",
+}
+
+# colours: inherited, so that the cards read on the light box the theme puts notebook HTML output in
+# (in its dark mode too); borders and muted text by opacity
 _CSS = """<style>
-.sv-card{border:1px solid #d0d4da;border-radius:6px;padding:.6em .8em;margin:.6em 0;overflow-wrap:anywhere;word-break:break-word;max-width:100%;box-sizing:border-box}
+.sv-scorecard{padding:0 1em}
+.sv-card{border:1px solid rgba(128,128,128,.45);border-radius:6px;padding:.6em .8em;margin:.6em 0;overflow-wrap:anywhere;word-break:break-word;max-width:100%;box-sizing:border-box}
 .sv-card p{margin:.25em 0}
 .sv-head{display:flex;flex-wrap:wrap;gap:.3em .8em;align-items:baseline}
 .sv-id{font-family:monospace;font-weight:600}
 .sv-badge{border-radius:4px;padding:0 .45em;font-size:.85em;font-weight:600;white-space:nowrap}
 .sv-vals{display:grid;grid-template-columns:minmax(4.5em,max-content) 1fr;gap:.15em .6em;margin:.3em 0}
-.sv-vals dt{font-weight:600;color:#444}
+.sv-vals dt{font-weight:600;color:inherit}
 .sv-vals dd{margin:0;min-width:0}
-.sv-card details summary{cursor:pointer;color:#444}
-.sv-src{color:#555;font-size:.9em}
-@media (max-width:600px){.sv-vals{grid-template-columns:1fr}.sv-vals dd{margin:0 0 .3em .8em}}
+.sv-card details summary{cursor:pointer;color:inherit;opacity:.8}
+.sv-src{color:inherit;opacity:.75;font-size:.9em}
+.sv-scorecard h3,.sv-scorecard h4{color:inherit}
+.sv-scorecard h3{font-size:1.3em;margin-top:1.2em}
+.sv-scorecard h4{font-size:1em}
+@media (max-width:600px){.sv-scorecard{padding:0 .3em}.sv-vals{grid-template-columns:1fr}.sv-vals dd{margin:0 0 .3em .8em}}
 </style>"""
+
+# an absolute path of the machine that ran the checks (POSIX or Windows)
+_MACHINE_PATH = re.compile(r"(?<![\w.$<>/-])(?:/(?:[\w.+-]+/)*[\w.+-]+|[A-Za-z]:\\(?:[\w.+-]+\\)*[\w.+-]*)")
+
+
+def public_text(text: str) -> str:
+    """``text`` with the paths of the machine that ran a check replaced by the data-directory rule.
+
+    A check that looked for data names the folders it searched; on the page a
+    folder reads as ``<data dir>/<last part>`` (the data-directory rule of
+    :mod:`semvar.data`), and a list of the same folder is said once.
+
+    >>> public_text("not found in /srv/a/data/liu2025, /home/b/data/liu2025")
+    'not found in <data dir>/liu2025'
+    >>> public_text("the ratio 1/2 and D - E stay")
+    'the ratio 1/2 and D - E stay'
+    """
+    def repl(m):
+        part = m.group(0).replace("\\", "/").rstrip("/").rsplit("/", 1)[-1]
+        return f"<data dir>/{part}"
+
+    out = _MACHINE_PATH.sub(lambda m: repl(m) if m.group(0).count("/") + m.group(0).count("\\") > 1 else m.group(0),
+                            text or "")
+    # "<data dir>/x, <data dir>/x" -> "<data dir>/x"
+    return re.sub(r"(<data dir>/[\w.+-]+)(?:, \1)+", r"\1", out)
+
+
+def one_line(record, width: int = 200) -> str:
+    """The reason for a record's verdict in one line: its ``reason`` if it has one, else its note,
+    cut at a word boundary to at most ``width`` characters (the card holds the whole note).
+
+    >>> one_line(Record("a", "", "", 1, 1, None, "partly", "", "holds in 8 of 12"))
+    'holds in 8 of 12'
+    >>> len(one_line(Record("a", "", "", 1, 1, None, "partly", "", "word " * 80), width=50)) <= 50
+    True
+    """
+    text = " ".join(public_text(getattr(record, "reason", "") or record.note or "-").split())
+    if len(text) > width:
+        text = text[: width - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+    return text
+
+
+def work_name(key: str) -> str:
+    """Authors (year) and title of the source work ``key`` (see :data:`WORKS`)."""
+    return dict(WORKS).get(key, "Other")
+
+
+def work_short(key: str) -> str:
+    """Authors and year of the source work ``key``: ``"Liu (2025)"``."""
+    return work_name(key).split(", ")[0] if key in dict(WORKS) else "Other"
+
+
+def display_source(record) -> str:
+    """``record.source`` with the seed numbers replaced by the works' authors and year."""
+    return re.sub(r"seed (\d{3})", lambda m: work_short(m.group(1)), record.source)
+
+
+def card_anchor(record_id: str) -> str:
+    """HTML id of a record's card on the scorecard page: ``claim-liu2025-figure1``."""
+    return "claim-" + record_id.replace(".", "-")
+
+
+def section_anchor(record_id: str) -> str:
+    """HTML id of the chapter section that decides a record: ``decides-liu2025-figure1``.
+
+    The book's ``{verdict}`` and ``{claim}`` roles (``book/_ext/ledger.py``) put it
+    on the section of the record's chapter where the record is first named.
+    """
+    return "decides-" + record_id.replace(".", "-")
 
 
 def _badge(status: str) -> str:
     bg, fg = BADGE.get(status, ("#eee", "#000"))
-    return f'<span class="sv-badge" style="background:{bg};color:{fg}">{html.escape(status.replace("_", " "))}</span>'
+    word = VERDICT_WORDS.get(status, status.replace("_", " "))
+    return f'<span class="sv-badge sv-{html.escape(status)}" style="background:{bg};color:{fg}">{html.escape(word)}</span>'
+
+
+def _text(text: str) -> str:
+    """Escaped text in which ``$...$`` is inline math for MathJax (``\\(...\\)``)."""
+    parts = re.split(r"(?<!\\)\$(.+?)(?<!\\)\$", public_text(text))
+    return "".join(html.escape(p) if i % 2 == 0 else rf"\({html.escape(p)}\)" for i, p in enumerate(parts))
 
 
 def _lines(value) -> str:
     # long identifiers may break after an underscore
-    return "<br>".join(html.escape(s).replace("_", "_<wbr>") for s in format_value(value))
+    return "<br>".join(html.escape(public_text(s)).replace("_", "_<wbr>") for s in format_value(value))
 
 
 def record_html(record, titles: dict[str, str] | None = None) -> str:
     """One record as an HTML card: id, verdict badge, statement, the paper's value and ours,
-    a link to the chapter that checks it, and the note in an expandable block."""
+    a link to the chapter section that decides it, and the note in an expandable block."""
     titles = titles or {}
     nb = record.notebook
-    chapter = (f'<a href="{html.escape(nb)}.html">{html.escape(titles.get(nb, nb))}</a>' if nb else "-")
+    chapter = (f'<a href="{html.escape(nb)}.html#{section_anchor(record.id)}">{html.escape(titles.get(nb, nb))}</a>'
+               if nb else "-")
     tol = "" if record.tolerance in (None, "") else f"<dt>decided by</dt><dd>{_lines(record.tolerance)}</dd>"
     return (
-        f'<div class="sv-card" id="claim-{html.escape(record.id.replace(".", "-"))}">'
+        f'<div class="sv-card mathjax_process" id="{html.escape(card_anchor(record.id))}">'
         f'<div class="sv-head"><span class="sv-id">{html.escape(record.id)}</span>{_badge(record.status)}'
-        f'<span class="sv-src">{html.escape(record.source)}</span></div>'
-        f"<p>{html.escape(record.statement)}</p>"
+        f'<span class="sv-src">{_text(display_source(record))}</span></div>'
+        f"<p>{_text(record.statement)}</p>"
         f'<dl class="sv-vals"><dt>paper</dt><dd>{_lines(record.paper_value)}</dd>'
         f"<dt>ours</dt><dd>{_lines(record.our_value)}</dd>{tol}"
         f"<dt>chapter</dt><dd>{chapter}</dd></dl>"
-        f"<details><summary>note</summary><p>{html.escape(record.note or '-')}</p></details></div>"
+        f"<details><summary>note</summary><p>{_text(record.note or '-')}</p></details></div>"
     )
 
 
@@ -516,15 +613,16 @@ def scorecard_html(records, *, kind: str = "claim", titles: dict[str, str] | Non
     chosen = [r for r in records if r.kind == kind]
     order = [w for w, _ in WORKS] + ["other"]
     names = dict(WORKS) | {"other": "Other"}
-    parts = [_CSS]
+    parts = [_CSS, '<div class="sv-scorecard">']
     for work in order:
         group = [r for r in chosen if source_work(r) == work]
         if not group:
             continue
         c = {s: sum(r.status == s for r in group) for s in STATUSES}
         tally = _count_line(c).replace("_", " ")
-        parts.append(f"<h3>{html.escape(names[work])}</h3><p>{len(group)} records: {html.escape(tally)}</p>")
+        parts.append(f'<h3 class="sv-work">{html.escape(names[work])}</h3><p>{len(group)} records: {html.escape(tally)}</p>')
         for nb in sorted({r.notebook for r in group}):
-            parts.append(f'<h4 class="sv-src">Chapter: {html.escape(titles.get(nb, nb) or "-")}</h4>')
+            parts.append(f'<h4 class="sv-chapter">Chapter: {html.escape(titles.get(nb, nb) or "-")}</h4>')
             parts += [record_html(r, titles) for r in sorted(group, key=lambda r: r.id) if r.notebook == nb]
+    parts.append("</div>")
     return "\n".join(parts)

@@ -88,6 +88,33 @@ def _subset(frame, study):
     return table, sub, codes, same
 
 
+def _gram(pairs, questions) -> dict:
+    """The 29 x 29 matrix of stored MiniLM cosines of each question (unit diagonal), keyed by question id."""
+    n = None
+    out = {}
+    for q, g in pairs.groupby("question_id", sort=True):
+        if n is None:
+            n = int(max(g["i"].max(), g["j"].max())) + 1
+        C = np.eye(n)
+        C[g["i"].to_numpy(), g["j"].to_numpy()] = g["cos"].to_numpy()
+        C[g["j"].to_numpy(), g["i"].to_numpy()] = g["cos"].to_numpy()
+        out[q] = C
+    missing = set(questions) - set(out)
+    if missing:
+        raise ValueError(f"the stored pairs lack {len(missing)} of the stored questions")
+    return out
+
+
+def _selfsim_from_cosines(C: np.ndarray) -> float:
+    """Self-similarity (semvar.similarity.self_similarity) of unit vectors whose cosines are ``C`` (rebuilt from its
+    eigendecomposition; stored cosines are rounded to 4 decimals, so tiny negative eigenvalues are clipped)."""
+    from ..similarity import self_similarity
+
+    w, V = np.linalg.eigh(C)
+    E = V * np.sqrt(np.clip(w, 0.0, None))
+    return float(self_similarity(E))
+
+
 @claim(
     "realtext.answer_entropy_auroc",
     source="chapter 9 (the book's own study); semantic entropy as an error signal: Kuhn et al. (2023), Farquhar et al. (2024)",
@@ -185,10 +212,10 @@ def _sbm_pair_independence(quick: bool, frame) -> Outcome:
     statement="A higher self-similarity score indicates more reliable and consistent answers; inconsistent responses "
     "(low self-similarity) flag hallucinated content.",
     paper_value="low self-similarity flags wrong answers",
-    tolerance="on the stored 400-question subset, with wrong = the plurality answer of the 29 models is wrong: "
-    "replicated if the AUROC of (1 - self-similarity) has a DeLong 95 % interval above 0.5 and lies within 0.05 of the "
-    "answer entropy's AUROC on the same questions; partly if the interval is above 0.5 but the AUROC is more than 0.05 "
-    "below; else not_replicated",
+    tolerance="on the stored 400-question subset, with wrong = the plurality answer of the 29 models is wrong and the "
+    "self-similarity computed now (semvar.similarity.self_similarity) from the stored MiniLM cosines: replicated if "
+    "the AUROC of (1 - self-similarity) has a DeLong 95 % interval above 0.5; partly if only the point estimate is "
+    "above 0.5; else not_replicated",
     notebook=NOTEBOOK,
 )
 @with_data(_outputs, _DATA)
@@ -196,18 +223,18 @@ def _selfsim_flags_errors(quick: bool, frame) -> Outcome:
     study = load_study()
     table, *_ = _subset(frame, study)
     wrong = table["majority_wrong"].to_numpy()
-    auc, lo, hi = auroc_ci(1 - study["questions"]["self_similarity"].to_numpy(), wrong)
+    grams = _gram(study["pairs"], table.index)
+    ss = np.array([_selfsim_from_cosines(grams[q]) for q in table.index])
+    auc, lo, hi = auroc_ci(1 - ss, wrong)
     auc_h = auroc_ci(table["entropy"].to_numpy(), wrong)[0]
-    if lo <= 0.5:
-        status = "not_replicated"
-    else:
-        status = "replicated" if auc >= auc_h - 0.05 else "partly"
     ours = {"auroc_selfsim": round(auc, 3), "ci95": [round(lo, 3), round(hi, 3)], "auroc_answer_entropy": round(auc_h, 3),
             "questions": int(len(table))}
-    return Outcome(ours, status,
-                   f"1 - self-similarity of the 29 answers predicts a wrong plurality answer with AUROC {auc:.3f} "
-                   f"({lo:.3f}-{hi:.3f}); the answer entropy on the same questions {auc_h:.3f}. Tested {_ACROSS} "
-                   "(the tutorial samples one model), MiniLM reads at most 256 word pieces of each answer")
+    return decide(ours, lo > 0.5,
+                  f"1 - self-similarity of the 29 answers predicts a wrong plurality answer with AUROC {auc:.3f} "
+                  f"({lo:.3f}-{hi:.3f}); for comparison, the answer entropy on the same questions gives {auc_h:.3f}. "
+                  f"Tested {_ACROSS} (the tutorial samples one model), MiniLM reads at most 256 word pieces of each "
+                  "answer; this record's rule first also asked for an AUROC within 0.05 of the answer entropy's, a bar "
+                  "the tutorial does not set, and was changed to the tutorial's own statement", partly=auc > 0.5)
 
 
 @claim(
@@ -245,27 +272,46 @@ def _consistent_but_wrong(quick: bool, frame) -> Outcome:
     statement="Semantic spectral entropy with the MiniLM cosine judge and K chosen by network cross-validation "
     "(Liu's section 2.4) tracks the oracle entropy of the 29 answers on real text.",
     paper_value="Spearman correlation >= 0.5",
-    tolerance="replicated if the Spearman correlation with the oracle entropy over the stored subset is >= 0.5; partly "
-    "if >= 0.2; else not_replicated",
+    tolerance="K (semvar.select_k.ncv, k_max = 10) and the entropy (semvar.pipeline.graph_entropy) computed now on "
+    "the stored judge's graphs (MiniLM cosine >= the stored threshold) of the 400-question subset: replicated if the "
+    "Spearman correlation with the oracle entropy is >= 0.5; partly if >= 0.2; else not_replicated",
     notebook=NOTEBOOK,
     kind="finding",
 )
 @with_data(_outputs, _DATA)
 def _spectral_tracks_oracle(quick: bool, frame) -> Outcome:
+    import warnings
+
     from scipy.stats import spearmanr
+
+    from ..pipeline import graph_entropy
+    from ..select_k import ncv
 
     study = load_study()
     table, *_ = _subset(frame, study)
     qs = study["questions"]
+    tau, seed = study["summary"]["threshold_cos"], study["summary"]["seed"]
+    grams = _gram(study["pairs"], table.index)
+    ks, hs = [], []
+    for q in table.index:
+        A = (grams[q] >= tau).astype(float)
+        np.fill_diagonal(A, 0.0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # isolated answers: expected with a strict judge
+            k = int(ncv(A, 10, random_state=seed).k)
+            hs.append(graph_entropy(A, k, random_state=seed))
+        ks.append(k)
     h = table["entropy"].to_numpy()
-    rho = float(spearmanr(qs["spectral_minilm_ncv"], h).statistic)
+    est = np.array(hs)
+    rho = float(spearmanr(est, h).statistic)
     rho_k = float(spearmanr(qs["spectral_minilm_k"], h).statistic)
     rho_log_k = float(spearmanr(np.log(table["n_outcomes"]), h).statistic)
-    exact = float((qs["k_ncv_minilm"].to_numpy() == table["n_outcomes"].to_numpy()).mean())
-    mae = float(np.abs(qs["spectral_minilm_ncv"].to_numpy() - h).mean())
+    exact = float((np.array(ks) == table["n_outcomes"].to_numpy()).mean())
+    mae = float(np.abs(est - h).mean())
     ours = {"spearman_ncv": round(rho, 3), "mean_abs_error_nats": round(mae, 3), "ncv_k_exact_share": round(exact, 3),
-            "spearman_k_given": round(rho_k, 3), "spearman_log_k_alone": round(rho_log_k, 3), "questions": int(len(qs))}
+            "spearman_k_given_stored": round(rho_k, 3), "spearman_log_k_alone": round(rho_log_k, 3),
+            "questions": int(len(qs))}
     return decide(ours, rho >= 0.5, f"Spearman {rho:.2f} (mean |error| {mae:.2f} nats); NCV finds the number of distinct "
-                  f"answers in {exact:.0%} of questions. Given K it is {rho_k:.2f}, but log K alone already gives "
-                  f"{rho_log_k:.2f}: the judge's graph adds little (this record's rule, first written with K given, was "
-                  "changed to K chosen for that reason)", partly=rho >= 0.2)
+                  f"answers in {exact:.0%} of questions. Given K (stored study) it is {rho_k:.2f}, but log K alone "
+                  f"already gives {rho_log_k:.2f}: the judge's graph adds little (this record's rule, first written "
+                  "with K given, was changed to K chosen for that reason)", partly=rho >= 0.2)

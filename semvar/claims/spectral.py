@@ -106,18 +106,19 @@ def _paper_means() -> dict:
 
 @claim(
     "liu2025.table1",
-    source="seed 000, section 4, Table 1",
+    source="seed 000, section 4, Tables 1 and 2 (the paper attributes Table 1's errors to the judges' p and q)",
     statement=(
-        "Mean |E_bar - E_hat| over 10 iterations for six language-model judges, ratios (0.2,0.3,0.5), "
-        "(0.3,0.3,0.4), (0.5,0.5) and n = 30, 50, 70 is as printed (value per judge: mean over the 9 cells for "
-        "Llama and Ministral, over the K = 3 cells with n = 50, 70 for the four strong judges); checked against the "
-        "paper's own model of its judges (independent verdicts at Table 2's (p, q), eqs. 3-4), since the language "
-        "models cannot be queried offline"
+        "Table 1's errors follow from the judges' accuracy (Table 2's p and q): under the paper's own model of a "
+        "judge (independent verdicts with probabilities p and q, eqs. 3-4) at Table 2's (p, q), ratios (0.2,0.3,0.5), "
+        "(0.3,0.3,0.4), (0.5,0.5) and n = 30, 50, 70, the mean |E_bar - E_hat| over 10 iterations is as printed "
+        "(value per judge: mean over the 9 cells for Llama and Ministral, over the K = 3 cells with n = 50, 70 for "
+        "the four strong judges)"
     ),
     paper_value={j: round(v, 3) for j, v in _paper_means().items()},
     tolerance=(
-        "weak judges (Llama, Ministral; mean of 9 cells) within 0.1 under one convention; strong judges (mean of the "
-        "K=3 cells with n=50,70) at least half the paper's mean"
+        "under one convention (L = D - E or normalised): weak judges (Llama and Ministral) each within 0.1 of the "
+        "paper's mean; strong judges (Cohere, A21, Phi, GPT) each within 0.015 of the paper's mean (its values have two "
+        "decimals); replicated if both parts hold under the same convention, partly if one does, else not_replicated"
     ),
     notebook=NOTEBOOK,
 )
@@ -127,18 +128,20 @@ def _table1(quick: bool) -> Outcome:
     paper = _paper_means()
     strong_paper = float(np.mean([paper[j] for j in STRONG]))
     strong_ours = {c: float(np.mean([ours[c][j] for j in STRONG])) for c in ours}
-    strong_ok = any(v >= strong_paper / 2 for v in strong_ours.values())
-    weak_ok = any(all(abs(ours[c][j] - paper[j]) <= 0.1 for j in WEAK) for c in ours)
+    strong = {c: all(abs(ours[c][j] - paper[j]) <= 0.015 for j in STRONG) for c in ours}
+    weak = {c: all(abs(ours[c][j] - paper[j]) <= 0.1 for j in WEAK) for c in ours}
+    both = any(strong[c] and weak[c] for c in ours)
     value = {c: {j: round(v, 3) for j, v in d.items()} for c, d in ours.items()}
     note = (
-        f"SBM judges at Table 2's (p, q). Strong judges, K=3 cells with n=50,70: mean error {strong_ours['normalized']:.3f} "
-        f"(normalised) / {strong_ours['unnormalized']:.3f} (L = D - E) vs the paper's {strong_paper:.3f}: the strong "
-        "judges' errors are not reproduced by the SBM; a single random-start k-means is a consistent hypothesis "
-        f"(chapter 3). Weak judges: Llama {ours['normalized']['LLAMA']:.2f} / {ours['unnormalized']['LLAMA']:.2f} vs "
-        f"{paper['LLAMA']:.2f} (reproduced under D - E, as the paper's attribution to the judge predicts), Ministral "
-        f"{ours['normalized']['MINISTRAL']:.2f} / {ours['unnormalized']['MINISTRAL']:.2f} vs {paper['MINISTRAL']:.2f}."
+        f"block-model judges at Table 2's (p, q), {iters} iterations per cell. Strong judges, K=3 cells with n=50,70: "
+        f"mean error {strong_ours['normalized']:.3f} (normalised) / {strong_ours['unnormalized']:.3f} (L = D - E) vs "
+        f"the paper's {strong_paper:.3f}. Weak judges: Llama {ours['normalized']['LLAMA']:.2f} / "
+        f"{ours['unnormalized']['LLAMA']:.2f} vs {paper['LLAMA']:.2f}, Ministral {ours['normalized']['MINISTRAL']:.2f} / "
+        f"{ours['unnormalized']['MINISTRAL']:.2f} vs {paper['MINISTRAL']:.2f}. What is tested is the block model's "
+        "prediction at Table 2's (p, q), not the printed Table 1 itself (its judges cannot be queried offline); "
+        "a single random-start k-means is a consistent hypothesis for the strong judges' errors (chapter 3)"
     )
-    return decide(value, strong_ok and weak_ok, note, partly=strong_ok or weak_ok)
+    return decide(value, both, note, partly=any(strong.values()) or any(weak.values()))
 
 
 # --------------------------------------------------------------------------- Table 2
@@ -293,8 +296,8 @@ def _temperature0(quick: bool) -> Outcome:
 
 # --------------------------------------------------------------------------- Figure 1
 
-#: settings in which Figure 1's phase change is located (Laplacian, q, n)
-FIGURE1_SETTINGS = tuple(itertools.product(("unnormalized", "normalized"), (0.0, 0.05, 0.3), (30, 70)))
+#: the grid of p - q on which the block model's curve is traced (Figure 1)
+FIGURE1_DIFFS = tuple(np.round(np.arange(0.05, 0.7001, 0.05), 4))
 LARGE, SMALL = 0.2, 0.1  # "large" and "small" mean errors (Table 1's weak judges are 0.13-0.49)
 
 
@@ -308,41 +311,56 @@ def _transition(d: np.ndarray, err: np.ndarray) -> tuple[float, bool]:
     return float("nan"), False
 
 
+def _printed_gap() -> tuple[float, float, bool]:
+    """From the printed Tables 1-2: the nearest p - q below and above 0.4, and whether every judge below 0.4 has
+    a larger mean Table 1 error than every judge above it."""
+    means = {j: float(np.mean(v)) for j, v in PAPER_TABLE1.items()}
+    below = [j for j in PAPER_TABLE2_P_MINUS_Q if PAPER_TABLE2_P_MINUS_Q[j] < LIU_PHASE_CHANGE]
+    above = [j for j in PAPER_TABLE2_P_MINUS_Q if PAPER_TABLE2_P_MINUS_Q[j] > LIU_PHASE_CHANGE]
+    separated = bool(below and above and min(means[j] for j in below) > max(means[j] for j in above))
+    lo = max(PAPER_TABLE2_P_MINUS_Q[j] for j in below) if below else 0.0
+    hi = min(PAPER_TABLE2_P_MINUS_Q[j] for j in above) if above else 1.0
+    return lo, hi, separated
+
+
 @claim(
     "liu2025.figure1",
-    source="seed 000, section 4, Figure 1",
+    source="seed 000, section 4, Figure 1 (with Tables 1-2)",
     statement=(
         "Plotting p - q against |E_bar - E_hat| shows a phase change at p - q = 0.4: for p - q < 0.4 the error is "
         "high most of the time, for p - q > 0.4 it is generally small; the change is not predicted by the theory"
     ),
     paper_value=LIU_PHASE_CHANGE,
-    tolerance=f"in every SBM setting (L = D - E and normalised; q = 0, 0.05, 0.3; n = 30, 70) the mean error falls "
-    f"from >= {LARGE} (below) to <= {SMALL} (from the transition on), with the transition within 0.1 of 0.4",
+    tolerance=(
+        "(i) the paper's own Tables 1-2: every judge with p - q < 0.4 has a larger mean Table 1 error than every "
+        "judge above 0.4; (ii) the paper's design under its own judge model (block model, L = D - E, ratio "
+        f"(0.2,0.3,0.5), q = 0.05, mean over n = 30, 50, 70): the mean error falls from >= {LARGE} to <= {SMALL} at a "
+        "p - q inside the gap the printed judges leave around 0.4 (0.22-0.55). Replicated needs judges inside that "
+        "gap that place the change within 0.1 of 0.4 (none offline: at most partly); partly if (i) and (ii) hold; "
+        "else not_replicated"
+    ),
     notebook=NOTEBOOK,
 )
 def _figure1(quick: bool) -> Outcome:
-    diffs = np.round(np.arange(0.05, 0.7001, 0.05), 4)
+    lo, hi, separated = _printed_gap()
     iters = 5 if quick else 20
-    found = {}
-    for q in sorted({s[1] for s in FIGURE1_SETTINGS}):
-        df = phase_errors(q, diffs, sizes=(30, 70), iterations=iters, conventions=("unnormalized", "normalized"), random_state=2)
-        for conv in ("unnormalized", "normalized"):
-            for n in (30, 70):
-                g = df[(df.convention == conv) & (df.n == n)].sort_values("p_minus_q", kind="stable")
-                found[f"{conv}, q={q}, n={n}"] = _transition(g.p_minus_q.to_numpy(), g.mean_error.to_numpy())
-    loc = {k: v[0] for k, v in found.items()}
-    sharp = {k: v[1] for k, v in found.items()}
-    near = {k: bool(sharp[k] and abs(loc[k] - LIU_PHASE_CHANGE) <= 0.1 + 1e-9) for k in found}
-    value = {k: (round(loc[k], 2) if sharp[k] else "no transition") for k in found}
-    located = [v for k, v in loc.items() if sharp[k]]
+    df = phase_errors(0.05, FIGURE1_DIFFS, sizes=(30, 50, 70), iterations=iters, conventions=("unnormalized",),
+                      random_state=2)
+    curve = df.groupby("p_minus_q", sort=True)["mean_error"].mean()
+    loc, sharp = _transition(curve.index.to_numpy(), curve.to_numpy())
+    inside = bool(sharp and lo < loc <= hi + 1e-9)
+    value = {"printed_judges_separate_at_0.4": separated, "printed_gap": [lo, hi],
+             "block_model_transition": round(loc, 2) if sharp else "no transition",
+             "block_model_curve": {f"{d:.2f}": round(float(e), 3) for d, e in curve.items()}}
     note = (
-        f"SBM, {iters} graphs per point: a transition in {sum(sharp.values())} of {len(found)} settings, located "
-        f"{min(located):.2f}-{max(located):.2f}" if located else "no setting shows a transition"
+        f"the printed judges sit at p - q {', '.join(f'{v:.2f}' for v in sorted(PAPER_TABLE2_P_MINUS_Q.values()))}: "
+        + ("those below 0.4 have the larger Table 1 errors, " if separated else "their Table 1 errors do not separate at 0.4, ")
+        + f"so the printed data place the change only somewhere in ({lo:.2f}, {hi:.2f}]; the block model at the paper's "
+        + (f"design has its transition at {loc:.2f}" if sharp else "design shows no transition")
+        + f" ({iters} graphs per point, grid step 0.05 from 0.05). Judges with p - q between {lo:.2f} and {hi:.2f} "
+        "would settle the location; none is available offline. The theory does predict a transition (signal "
+        "(p-q) n_min against noise sqrt(n max(p,q))), and its location moves with n, q and the Laplacian (chapter 3)"
     )
-    note += (
-        f"; within 0.1 of 0.4 in {sum(near.values())}. The location moves with n, q and the Laplacian, and with the "
-        "normalised matrix at q = 0.3 the error never becomes large. The theory does predict a transition (signal "
-        "(p-q) n_min against noise sqrt(n max(p,q))); the paper's judges sit at p-q 0.17, 0.22 | 0.55, 0.67, 0.80, "
-        "0.81, so any threshold in (0.22, 0.55) fits them"
-    )
-    return decide(value, all(near.values()), note)
+    if not (separated and inside):
+        return Outcome(value, "not_replicated", note)
+    return Outcome(value, "partly", note)

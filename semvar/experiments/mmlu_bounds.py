@@ -393,8 +393,10 @@ def subject_spread_table(responses, mmlu_meta) -> pd.DataFrame:
         p = k.sum() / n.sum()
         binom = float(np.sqrt(np.mean(p * (1 - p) / n)))
         sd = float(np.std(y, ddof=1))
-        rows.append({"model": model, "subject_sd": sd, "binomial_sd": binom, "ratio": sd / binom,
-                     "homogeneity_p": float(stats.chi2_contingency(np.c_[k, n - k])[1]),
+        degenerate = binom == 0  # every answer right (or every one wrong): no spread and no test
+        rows.append({"model": model, "subject_sd": sd, "binomial_sd": binom,
+                     "ratio": float("nan") if degenerate else sd / binom,
+                     "homogeneity_p": float("nan") if degenerate else float(stats.chi2_contingency(np.c_[k, n - k])[1]),
                      "lowest": float(y.min()), "highest": float(y.max())})
     return pd.DataFrame(rows).set_index("model")
 
