@@ -118,7 +118,9 @@ def _paper_means() -> dict:
     tolerance=(
         "under one convention (L = D - E or normalised): weak judges (Llama and Ministral) each within 0.1 of the "
         "paper's mean; strong judges (Cohere, A21, Phi, GPT) each within 0.015 of the paper's mean (its values have two "
-        "decimals); replicated if both parts hold under the same convention, partly if one does, else not_replicated"
+        "decimals); replicated if both parts hold under the same convention, partly if one does, else not_replicated. "
+        "Disclosed: the strong-judge band was one-sided at first and was made two-sided after random cluster labels "
+        "were seen to fall inside the one-sided band"
     ),
     notebook=NOTEBOOK,
 )
