@@ -14,14 +14,34 @@ __all__ = ["main", "build_parser"]
 
 def _cmd_replicate(args) -> int:
     from . import claims
+    from ._redact import redact
 
+    def fail(message: str) -> int:
+        print(f"semvar replicate: error: {redact(message)}", file=sys.stderr)
+        return 2
+
+    out = None
+    try:  # every argument is checked before the first check runs (they take minutes)
+        if args.out:
+            out = _check_out(args.out, {})
+        if args.only:
+            known = list(claims.registry())
+            unknown = [i for i in args.only if not any(c.startswith(i) for c in known)]
+            if unknown:
+                return fail(f"--only: no claim id starts with {', '.join(map(repr, unknown))}; known ids: "
+                            f"{', '.join(known)}")
+    except ValueError as exc:
+        return fail(str(exc))
     records = claims.run(args.only or None, quick=args.quick, progress=not args.json and sys.stderr.isatty())
     text = claims.to_json(records) if args.json else claims.format_table(records)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as fh:
-            fh.write(claims.to_json(records) + "\n")
-    print(text)
-    return 1 if any(r.status == "error" for r in records) else 0
+    print(text)  # the table first: a failure to write --out below must not lose it
+    code = 1 if any(r.status == "error" for r in records) else 0
+    if out is not None:
+        try:
+            _write_out(out, claims.to_json(records) + "\n")
+        except OSError as exc:
+            return fail(f"could not write --out {args.out} ({exc}); the records are printed above")
+    return code
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replicate", help="run every claim check and print the scorecard")
     rep.add_argument("--quick", action="store_true", help="reduced run (fewer repetitions)")
     rep.add_argument("--json", action="store_true", help="print a JSON list of records instead of a table")
-    rep.add_argument("--out", metavar="FILE", help="also write the JSON records to FILE")
+    rep.add_argument("--out", metavar="FILE", help="also write the JSON records to FILE. " + _OUT_RULE)
     rep.add_argument("--only", nargs="*", metavar="ID", help="run only claims whose id starts with ID")
     rep.set_defaults(func=_cmd_replicate)
 
@@ -46,14 +66,22 @@ _EXTRA_COMMANDS: list = []
 
 # --------------------------------------------------------------------------- judge
 _JUDGE_EPILOG = """\
-TEXTS.jsonl holds one text per line: a JSON object with a "text" field (and
-optionally a "label" field with its true meaning, which adds estimates of the
-judge's p and q), or a JSON string.  The API key is read from the environment
+TEXTS.jsonl holds one text per line (UTF-8): a JSON object with a "text" field
+(and optionally a "label" field with its true meaning, which adds estimates of
+the judge's p and q), or a JSON string.  Labels are on every line or on none;
+a label is a JSON string or a whole number (1 and 1.0 are one label), all of
+one kind (a file mixing 1 and "1" is refused), and one text has one label.  A
+text may not hold a line of the prompt itself (such as "TEXT B:"), which
+would make the prompt ambiguous.  Numbers that are undefined (p with no
+same-meaning pair) are written as null.  The API key is read from the environment
 variable named by --api-key-env (default OPENAI_API_KEY), never from the
 command line.  Identical texts are judged once (their copies share a
 cluster).  Finished calls go to the --cache file as they complete: run the
 same command again after an interruption (Ctrl-C stops at once) and only the
-missing calls are made; several runs may share one cache.
+missing calls are made; several runs may share one cache.  A cached call
+belongs to its server (--base-url), model and prompt: another server's
+verdicts are never reused.  A new cache file is created with mode 0600 (it
+holds the texts); a SQLite file of another program is refused untouched.
 
 Exit status: 0 done; 1 too few pairs judged (see --min-judged; no entropy is
 reported); 2 bad input, endpoint, key or cache; 130 interrupted.
@@ -61,31 +89,153 @@ reported); 2 bad input, endpoint, key or cache; 130 interrupted.
 
 
 def _read_texts(path: str):
-    """Texts (and labels, if every line has one) from a JSON-lines file."""
+    """Texts, labels (None unless every line has one) and the line number of each text, from a JSON-lines file.
+
+    Every problem is a ValueError that names the file and the line: bytes that
+    are not UTF-8, a line that is not JSON (or nests too deeply to read), a
+    text with a lone surrogate, a label of another kind (see
+    :data:`_LABEL_RULE`), labels on some lines only, or one text given two
+    labels.
+    """
     import json
 
-    texts, labels = [], []
-    with open(path, encoding="utf-8") as fh:
-        for number, line in enumerate(fh, start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except ValueError as exc:
-                raise ValueError(f"{path}, line {number}: not valid JSON ({exc})") from None
-            if isinstance(obj, str):
-                texts.append(obj)
-                labels.append(None)
-            elif isinstance(obj, dict) and isinstance(obj.get("text"), str):
-                texts.append(obj["text"])
-                labels.append(obj.get("label"))
-            else:
-                raise ValueError(f'{path}, line {number}: expected a JSON string or an object with a "text" string')
+    from .llm.prompts import lone_surrogate
+
+    with open(path, "rb") as fh:
+        raw_lines = fh.read().split(b"\n")
+    texts, labels, lines = [], [], []
+    for number, raw in enumerate(raw_lines, start=1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{path}, line {number}: not UTF-8 text (byte 0x{raw[exc.start]:02x} at column {exc.start + 1}); "
+                "save the file as UTF-8"
+            ) from None
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except RecursionError:
+            raise ValueError(f"{path}, line {number}: not valid JSON (nested too deeply to read)") from None
+        except ValueError as exc:
+            raise ValueError(f"{path}, line {number}: not valid JSON ({exc})") from None
+        if isinstance(obj, str):
+            text, label = obj, None
+        elif isinstance(obj, dict) and isinstance(obj.get("text"), str):
+            text, label = obj["text"], obj.get("label")
+        else:
+            raise ValueError(f'{path}, line {number}: expected a JSON string or an object with a "text" string')
+        at = lone_surrogate(text)
+        if at is not None:
+            raise ValueError(
+                f"{path}, line {number}: the text holds a lone surrogate U+{ord(text[at]):04X} (character {at}), "
+                "which is not a Unicode character and cannot be sent or cached"
+            )
+        texts.append(text)
+        labels.append(_check_label(label, path, number))
+        lines.append(number)
     if len(texts) < 2:
         raise ValueError(f"{path} holds {len(texts)} text(s); at least 2 are needed")
-    if any(lab is None for lab in labels):
-        return texts, None
-    return texts, [lab if isinstance(lab, (int, str)) else json.dumps(lab) for lab in labels]
+    have = [lab is not None for lab in labels]
+    if not any(have):
+        return texts, None, lines
+    if not all(have):
+        missing, given = lines[have.index(False)], lines[have.index(True)]
+        raise ValueError(
+            f"{path}, line {missing}: no \"label\", while line {given} has one; give every text a label, or none"
+        )
+    kinds = {type(lab) for lab in labels}
+    if len(kinds) > 1:
+        first_str = next(n for n, lab in zip(lines, labels) if isinstance(lab, str))
+        first_int = next(n for n, lab in zip(lines, labels) if isinstance(lab, int))
+        raise ValueError(
+            f"{path}: line {first_str} has a string label and line {first_int} a number; {_LABEL_RULE}"
+        )
+    seen: dict[str, tuple] = {}
+    for text, lab, number in zip(texts, labels, lines):
+        if text in seen and seen[text][0] != lab:
+            raise ValueError(
+                f"{path}, lines {seen[text][1]} and {number}: the same text has two labels, {seen[text][0]!r} and "
+                f"{lab!r}; a text has one meaning"
+            )
+        seen.setdefault(text, (lab, number))
+    return texts, labels, lines
+
+
+#: how the judge command reads a "label"
+_LABEL_RULE = (
+    "a label is a JSON string or a whole number (1 and 1.0 are the same label), and all the labels of a file "
+    "are of one kind, so that two labels are the same meaning exactly when they are the same value"
+)
+
+
+_FLAGS = {"timeout": "--timeout", "max_retries": "--max-retries", "concurrency": "--concurrency",
+          "max_retry_after": "--max-wait", "backoff_base": "--backoff-base", "temperature": "--temperature",
+          "max_tokens": "--max-tokens", "base_url": "--base-url", "model": "--model"}
+
+
+def _flag_names(message: str) -> str:
+    """A message of :class:`~semvar.llm.LLMJudge` with its argument names replaced by the command's flags."""
+    import re
+
+    return re.sub(r"^(\w+)\b", lambda m: _FLAGS.get(m.group(1), m.group(1)), message)
+
+
+def _check_label(label, path: str, number: int):
+    """A label as the judge command compares it: a str or an int (see :data:`_LABEL_RULE`), or None."""
+    if label is None:
+        return None
+    if isinstance(label, str):
+        return label
+    if isinstance(label, bool):
+        raise ValueError(f"{path}, line {number}: the label {label!r} is a boolean; {_LABEL_RULE}")
+    if isinstance(label, int):
+        return label
+    if isinstance(label, float) and label.is_integer():
+        return int(label)
+    shown = label if isinstance(label, float) else type(label).__name__
+    raise ValueError(f"{path}, line {number}: the label is {shown!r}; {_LABEL_RULE}")
+
+
+#: bytes of memory a judged pair takes while ``judge`` runs: its cache key, the call's entry, its verdict, its
+#: row in the result's lists and JSON (measured with tracemalloc at about 700 for 10**5 pairs; rounded up)
+_BYTES_PER_PAIR = 800
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available now (Linux: MemAvailable), or None where unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def _check_design_size(spec: str, n: int) -> None:
+    """Refuse, before any pair is built, a design whose run cannot fit in memory; the message gives the estimate."""
+    m = n * (n - 1) // 2
+    if spec == "ordered":
+        m *= 2
+    elif spec.startswith("sample:"):
+        try:
+            m = int(m * min(max(float(spec.split(":", 1)[1]), 0.0), 1.0))
+        except ValueError:
+            return  # _pair_design names the bad share
+    need = _BYTES_PER_PAIR * m
+    if need < 2**28:
+        return
+    free = _available_memory()
+    if free is not None and need > free:
+        raise ValueError(
+            f"--pairs {spec} for {n:,} distinct texts is {m:,} judge calls; the run needs about "
+            f"{need / 2**30:,.1f} GiB of memory ({_BYTES_PER_PAIR} bytes a pair), more than the "
+            f"{free / 2**30:,.1f} GiB available. Judge a sample of the pairs instead (--pairs sample:S; "
+            f"S = {max(2**27 / _BYTES_PER_PAIR / max(m, 1), 1e-6):.2g} asks about {min(m, 2**27 // _BYTES_PER_PAIR):,})"
+        )
 
 
 def _pair_design(spec: str, n: int, seed: int):
@@ -165,42 +315,129 @@ def _relation_report(n: int, pairs, verdicts) -> dict:
     return report
 
 
-def _check_out(path: str, others: dict) -> None:
-    """Refuse an --out path that cannot be written, before any call is made."""
-    import os
+#: what --out does with the path it is given (the same for every command)
+_OUT_RULE = (
+    "FILE must be a new path in an existing folder or an existing regular file, which is replaced whole "
+    "(atomically, keeping its permission bits); a symbolic link is written through (its target is replaced, "
+    "the link stays); a folder, a device, a FIFO or a socket, the input files and the cache with its "
+    "-wal/-shm/-journal side files are refused before any work starts"
+)
+_SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
-    full = os.path.abspath(path)
-    if os.path.isdir(full):
-        raise ValueError(f"--out {path} is a folder; give a file name, e.g. {os.path.join(path, 'result.json')}")
-    folder = os.path.dirname(full)
+
+def _check_out(path: str, others: dict, *, flag: str = "--out", cache: str | None = None) -> str:
+    """Refuse an ``--out`` path that must not or cannot be written, before any work; return the file to write.
+
+    See :data:`_OUT_RULE`.  ``others`` maps a description to an input path
+    that the result must not replace; ``cache`` is a SQLite cache, whose
+    side files are refused too.  The returned path is ``path`` with any
+    symbolic links resolved.
+    """
+    import os
+    import stat
+
+    if not isinstance(path, str) or not path.strip():
+        raise ValueError(f"{flag} must name a file, got {path!r}")
+    target = os.path.realpath(path)  # a symbolic link is written through: the file it points to is replaced
+    shown = path if target == os.path.abspath(path) else f"{path} (a link to {target})"
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError as exc:
+        raise ValueError(f"{flag} {shown} cannot be examined ({exc.strerror})") from None
+    if st is not None:
+        if stat.S_ISDIR(st.st_mode):
+            raise ValueError(f"{flag} {shown} is a folder; give a file name, e.g. {os.path.join(path, 'result.json')}")
+        if not stat.S_ISREG(st.st_mode):
+            kind = ("a character device" if stat.S_ISCHR(st.st_mode) else "a block device" if stat.S_ISBLK(st.st_mode)
+                    else "a FIFO" if stat.S_ISFIFO(st.st_mode) else "a socket" if stat.S_ISSOCK(st.st_mode)
+                    else "not a regular file")
+            raise ValueError(f"{flag} {shown} is {kind}; {flag} writes only a regular file or a new path")
+        if not os.access(target, os.W_OK):
+            raise ValueError(f"{flag} {shown} cannot be written (no write permission)")
+    folder = os.path.dirname(target)
     if not os.path.isdir(folder):
-        raise ValueError(f"--out {path}: the folder {folder} does not exist; create it first")
-    if not os.access(folder, os.W_OK) or (os.path.exists(full) and not os.access(full, os.W_OK)):
-        raise ValueError(f"--out {path} cannot be written (no write permission in {folder})")
-    for what, other in others.items():
-        if other is not None and os.path.abspath(other) == full:
-            raise ValueError(f"--out {path} is also the {what}; give the result its own file")
+        raise ValueError(f"{flag} {shown}: the folder {folder} does not exist; create it first")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise ValueError(f"{flag} {shown} cannot be written (no write permission in {folder})")
+    guarded = [(what, other, ("",)) for what, other in others.items()]
+    if cache is not None:
+        guarded.append(("cache", cache, _SIDE_FILES))
+    for what, other, suffixes in guarded:
+        if other is None:
+            continue
+        real = os.path.realpath(other)
+        for suffix in suffixes:
+            if target == real + suffix or (os.path.exists(target) and os.path.exists(real + suffix)
+                                           and os.path.samefile(target, real + suffix)):
+                part = f"also the {what}" if not suffix else f"a side file of the {what} {other} (SQLite's {suffix[1:]} file)"
+                raise ValueError(f"{flag} {shown} is {part}; give the result its own file")
+    return target
 
 
-def _write_json(path: str, obj) -> None:
-    """Write ``obj`` as JSON to ``path`` atomically (a reader never sees half a file)."""
-    import json
+def _write_out(target: str, text: str) -> None:
+    """Write ``text`` to ``target`` (from :func:`_check_out`) atomically: a reader never sees half a file.
+
+    The text goes to a temporary file in the same folder, which then takes
+    the place of ``target``; an existing file's permission bits (and, run as
+    root, its owner) are kept, a new file gets the usual ``0666 & ~umask``.
+    """
     import os
+    import stat
     import tempfile
 
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".result-", suffix=".json.tmp", dir=folder)
+    folder, name = os.path.split(target)
+    try:
+        st = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    if st is not None and not stat.S_ISREG(st.st_mode):  # it changed since the check
+        raise OSError(f"{target} is no longer a regular file; nothing was written")
+    if st is not None:
+        mode = stat.S_IMODE(st.st_mode)
+    else:
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = 0o666 & ~mask
+    fd, tmp = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, indent=1)
-            fh.write("\n")
-        os.replace(tmp, path)
+            fh.write(text)
+            fh.flush()
+            os.fchmod(fh.fileno(), mode)
+            if st is not None and hasattr(os, "geteuid") and os.geteuid() == 0:
+                try:
+                    os.fchown(fh.fileno(), st.st_uid, st.st_gid)
+                except OSError:
+                    pass
+        os.replace(tmp, target)
     except BaseException:
         try:
             os.unlink(tmp)
         except OSError:
             pass
         raise
+
+
+def _write_json(path: str, obj) -> None:
+    """Write ``obj`` as strict JSON (no NaN or Infinity: they become null) to ``path`` atomically."""
+    import json
+
+    _write_out(path, json.dumps(_strict_json(obj), indent=1, allow_nan=False) + "\n")
+
+
+def _strict_json(obj):
+    """``obj`` with every float NaN or infinity replaced by None, so that the JSON is valid for every reader."""
+    import math
+
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_strict_json(v) for v in obj]
+    return obj
 
 
 def _choose_k(args, A, n_distinct: int, laplacian: str = "normalized"):
@@ -238,6 +475,7 @@ def _cmd_judge(args) -> int:
     import numpy as np
 
     from . import __version__
+    from ._redact import redact
     from .entropy import empirical_entropy
     from .graph import UnjudgedError, adjacency_from_verdicts, check_judged, collapse_duplicates
     from .llm import PROMPTS, LLMJudge, LLMJudgeError
@@ -245,15 +483,17 @@ def _cmd_judge(args) -> int:
     from .spectral import spectral_clusters
 
     def fail(message: str, code: int = 2) -> int:
-        print(f"semvar judge: error: {message}", file=sys.stderr)
+        # every message passes the one redaction: the key, URL user information, query values
+        print(f"semvar judge: error: {redact(message, os.environ.get(args.api_key_env))}", file=sys.stderr)
         return code
 
     try:
-        texts, labels = _read_texts(args.texts)
+        texts, labels, text_lines = _read_texts(args.texts)
         distinct, inverse = collapse_duplicates(texts)  # identical texts need no call: judge each once
         n, n_u = len(texts), len(distinct)
+        _check_design_size(str(args.pairs), n_u)
         pairs = _pair_design(args.pairs, n_u, args.seed)
-        _check_out(args.out, {"texts file": args.texts, "cache": args.cache})
+        out = _check_out(args.out, {"texts file": args.texts}, cache=args.cache)
     except (OSError, ValueError) as exc:
         return fail(str(exc))
     of = f"{n} texts" if n == n_u else f"{n} texts ({n_u} distinct)"
@@ -288,11 +528,22 @@ def _cmd_judge(args) -> int:
             temperature=args.temperature,
             max_tokens=args.max_tokens,
             backoff_base=args.backoff_base,
+            max_retry_after=args.max_wait,
             progress=not args.quiet and not args.no_progress,
             random_state=args.seed,
         )
     except (ValueError, CacheError) as exc:
-        return fail(str(exc))
+        return fail(_flag_names(str(exc)))
+    from .llm.prompts import forged_heading
+
+    for text, number in zip(texts, text_lines):
+        forged = forged_heading(judge.template, text)
+        if forged is not None:
+            judge.close()
+            return fail(
+                f"{args.texts}, line {number}: the text holds the line {forged!r}, which is also a line of the "
+                "prompt; pasted into it, the prompt would no longer say where the text ends. Reword that line."
+            )
     try:
         verdicts = judge.pairs(distinct, pairs)
     except (LLMJudgeError, CacheError) as exc:
@@ -395,7 +646,7 @@ def _cmd_judge(args) -> int:
             f"q = {est.q:.3f} ({est.n_diff} different-meaning pairs); true entropy = {result['true_entropy']:.4f}"
         )
     try:
-        _write_json(args.out, result)
+        _write_json(out, result)
     except OSError as exc:
         return fail(f"could not write --out {args.out} ({exc}); the calls are in the cache, if one was given")
     lines.append(f"wrote {args.out}")
@@ -418,7 +669,10 @@ def _register_judge(sub) -> None:
     jp.add_argument("texts", metavar="TEXTS.jsonl", help="one JSON text (or object with a 'text' field) per line")
     jp.add_argument("--base-url", required=True, help="API root, e.g. http://localhost:8000/v1")
     jp.add_argument("--model", required=True, help="model name as the server knows it")
-    jp.add_argument("--out", required=True, metavar="RESULT.json", help="where to write the result")
+    jp.add_argument(
+        "--out", required=True, metavar="RESULT.json",
+        help="where to write the result (JSON; an undefined number is null). " + _OUT_RULE.replace("FILE", "RESULT.json"),
+    )
     jp.add_argument(
         "--pairs",
         default="all",
@@ -446,6 +700,11 @@ def _register_judge(sub) -> None:
         help="seconds per request: connect, send and the whole answer (default 30)",
     )
     jp.add_argument("--max-retries", type=int, default=5, help="retries per pair (default 5)")
+    jp.add_argument(
+        "--max-wait", type=float, default=60.0, metavar="SECONDS",
+        help="longest wait a server may ask for with Retry-After (HTTP 429/503); a longer one is cut to this "
+        "(default 60)",
+    )
     jp.add_argument(
         "--backoff-base", type=float, default=0.5, help="seconds; retry r waits up to base * 2**r (default 0.5)"
     )

@@ -276,6 +276,9 @@ class _Origin:
         self.requests: list[str] = []
         self.overrides: dict[str, bytes] = {}  # origin path -> bytes served instead
         self.cut: set[str] = set()  # origin paths whose body stops half-way
+        self.trickle: dict[str, tuple[float, bool]] = {}  # origin path -> (seconds between bytes, headers too)
+        self.trickled = 0  # bytes sent by trickling answers
+        self.stop = threading.Event()
         origin = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -292,6 +295,22 @@ class _Origin:
                     body = copy.read_bytes() if copy.is_file() else None
                 if body is None:
                     self.send_error(404)
+                    return
+                if rel in origin.trickle:  # one byte every gap seconds, until the client leaves
+                    gap, head_too = origin.trickle[rel]
+                    head = f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n".encode()
+                    self.close_connection = True
+                    try:
+                        if not head_too:
+                            self.wfile.write(head)
+                        for byte in (head if head_too else b"") + body:
+                            self.wfile.write(bytes([byte]))
+                            self.wfile.flush()
+                            origin.trickled += 1
+                            if origin.stop.wait(gap):
+                                return
+                    except OSError:
+                        pass
                     return
                 self.send_response(200)
                 self.send_header("Content-Type", "application/octet-stream")
@@ -311,6 +330,7 @@ class _Origin:
         self.thread.start()
 
     def close(self):
+        self.stop.set()
         self.server.shutdown()
         self.server.server_close()
         self.thread.join(timeout=5)
@@ -410,6 +430,90 @@ def test_interrupted_download_leaves_no_partial_file(bare_origin, fresh, pinned)
         _fetch("some/file.bin", _BODY_SHA if pinned else None)
     assert bare_origin.requests
     assert _files(fresh / "cache") == []
+
+
+@pytest.mark.parametrize("head_too", [False, True], ids=["body", "headers-and-body"])
+def test_a_trickling_mirror_is_cut_off_by_a_total_deadline(bare_origin, fresh, monkeypatch, head_too):
+    # one byte every 0.05 s keeps every read far below the 60 s read timeout: only a deadline for the whole
+    # download ends it (256 KiB would take 3.6 hours)
+    monkeypatch.setenv("SEMVAR_FETCH_DEADLINE", "1")
+    bare_origin.overrides["some/file.bin"] = _BODY
+    bare_origin.trickle["some/file.bin"] = (0.05, head_too)
+    with pytest.raises(data.DataNotFoundError, match=r"did not finish within 1 s in all") as err:
+        _fetch("some/file.bin", _BODY_SHA)
+    assert "SEMVAR_DATA_MIRROR=http://127.0.0.1" in str(err.value)
+    assert 0 < bare_origin.trickled < 200  # about 20 bytes in 1 s, then the socket was shut down
+    assert _files(fresh / "cache") == []  # no temporary file, no partial file
+
+
+def test_a_bad_fetch_deadline_setting_is_named(bare_origin, fresh, monkeypatch):
+    monkeypatch.setenv("SEMVAR_FETCH_DEADLINE", "soon")
+    with pytest.raises(ValueError, match="SEMVAR_FETCH_DEADLINE must be a number of seconds"):
+        _fetch("some/file.bin", _BODY_SHA)
+
+
+@pytest.mark.parametrize(
+    "mirror, secrets",
+    [
+        ("http://alice:S3cr3tTok@127.0.0.1:{port}", ["S3cr3tTok", "alice"]),
+        ("http://127.0.0.1:{port}/raw?token=tok-8f2e91c4", ["tok-8f2e91c4"]),
+    ],
+)
+def test_mirror_credentials_are_never_shown(fresh, monkeypatch, mirror, secrets):
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("SEMVAR_DATA_MIRROR", mirror.format(port=port))
+    with pytest.raises(data.DataNotFoundError) as err:
+        _fetch("some/file.bin", _BODY_SHA)
+    with pytest.warns(UserWarning) as warned, pytest.raises(data.DataNotFoundError) as err2:
+        data.load_ye_logits("qa", data_dir=fresh / "arg", progress=False)
+    shown = [str(err.value), str(err2.value), *(str(w.message) for w in warned),
+             data.github_url("o/r", "a" * 40, "x.pkl")]
+    for text in shown:
+        assert "***" in text or "127.0.0.1" not in text
+        for secret in secrets:
+            assert secret not in text, text
+    assert err.value.__cause__ is None and err.value.__suppress_context__  # no chained message with the URL
+
+
+def test_a_pickle_that_asks_for_745_gib_is_refused_before_allocating(tmp_path):
+    class Huge:
+        def __reduce__(self):
+            return (np.ndarray, ((10**11,), "f8"))
+
+    for protocol in (2, 3, 4):
+        raw = pickle.dumps(Huge(), protocol=protocol)
+        assert len(raw) <= 53
+        path = tmp_path / f"huge{protocol}.pkl"
+        path.write_bytes(raw)
+        with pytest.raises(_safe_pickle.RefusedPickleError, match=r"800,000,000,000 bytes\) before giving its data"):
+            _safe_pickle.load_numpy_pickle(path)
+    # numpy's own reconstruction function, asked for a huge empty array
+    class Forged:
+        def __reduce__(self):
+            return (_safe_pickle._reconstruct, (np.ndarray, (10**6, 10**6), b"b"))
+
+    with pytest.raises(_safe_pickle.RefusedPickleError, match=r"1,000,000,000,000 bytes"):
+        _safe_pickle.NumpyOnlyUnpickler(io.BytesIO(pickle.dumps(Forged(), protocol=4))).load()
+    # a genuine pickle asks for no empty memory (it gives its data), so even a tiny limit lets it through
+    back = _safe_pickle.NumpyOnlyUnpickler(io.BytesIO(pickle.dumps(np.arange(1000.0), protocol=4)), max_array_bytes=0)
+    assert np.array_equal(back.load(), np.arange(1000.0))
+
+
+def test_a_huge_pickle_from_the_origin_does_not_stay_in_the_cache(bare_origin, fresh):
+    class Huge:
+        def __reduce__(self):
+            return (np.ndarray, ((10**11,), "f8"))
+
+    first = "outputs_base/Llama-2-7b-hf_cosmosqa_10k_base_icl1.pkl"  # no pinned checksum
+    bare_origin.overrides[first] = pickle.dumps(Huge(), protocol=4)
+    with pytest.warns(UserWarning, match="fetching"), pytest.raises(_safe_pickle.RefusedPickleError, match="bytes"):
+        data.load_ye_logits("rc", progress=False)
+    assert _files(fresh / "cache") == []  # a later offline call does not meet it again
+    bare_origin.overrides.clear()
+    with pytest.raises(data.DataNotFoundError):
+        data.load_ye_logits("rc", online=False)
 
 
 def test_no_network_and_no_copy_names_url_dirs_and_mirror(fresh, monkeypatch):

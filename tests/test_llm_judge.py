@@ -67,10 +67,12 @@ def fast_judge(ep, **kw):
 # --------------------------------------------------------------------------- parsing and prompts
 def test_parse_verdict_hand_cases():
     yes = ["TRUE", "true", "True.", "  TRUE, because", "**TRUE**", "**True** both say", "## FALSE", "`false`",
-           "\n\nFALSE: no", '"TRUE"', "<think>hmm, FALSE?</think>\nTRUE"]
+           "\n\nFALSE: no", '"TRUE"', "<think>hmm, FALSE?</think>\nTRUE", "'TRUE'", "FALSE - they differ"]
     no = ["", "  ", "Yes", "The answer is TRUE", "TRUEFALSE", "Truthfully, no", "untrue", "FALSEHOOD", "T R U E", None, 1,
-          "TRUE or FALSE", "true/false", "**FALSE** | **TRUE**", "TRUE. Or FALSE?"]
-    assert [parse_verdict(a) for a in yes] == [True, True, True, True, True, True, False, False, False, True, True]
+          "TRUE or FALSE", "true/false", "**FALSE** | **TRUE**", "TRUE. Or FALSE?",
+          # the first word must be the verdict word itself, not a longer word that begins with it
+          "True-ish, but actually FALSE", "TRUE's the word", "false-positive, TRUE", "TRUE\u2019s"]
+    assert [parse_verdict(a) for a in yes] == [True] * 6 + [False] * 3 + [True] * 3 + [False]
     assert [parse_verdict(a) for a in no] == [None] * len(no)
 
 
@@ -79,7 +81,9 @@ def test_parse_verdict_hand_cases():
     lead=st.text(alphabet=" \n\t*_#`>\"'", max_size=5),
     word=st.sampled_from(["true", "TRUE", "True", "false", "FALSE", "fAlSe"]),
     tail=st.text(max_size=20).filter(
-        lambda t: not t[:1].isalnum() and t[:1] != "_" and "true" not in t.lower() and "false" not in t.lower()
+        lambda t: not t[:1].isalnum() and t[:1] not in "_-"
+        and not (t[:1] in "'\u2019" and (t[1:2].isalnum() or t[1:2] == "_"))
+        and "true" not in t.lower() and "false" not in t.lower()
     ),
 )
 def test_parse_verdict_reads_the_leading_word(lead, word, tail):
@@ -328,7 +332,8 @@ def test_killed_run_resumes_without_repeating_a_completed_call(tmp_path, committ
         assert sum(first.values()) > n_first  # some calls were in flight when it died
 
         completed = set(VerdictCache(cache).get_many(
-            [VerdictCache.key("judge-model", PROMPTS["liu2025"], texts[i], texts[j]) for i, j in P.tolist()]))
+            [VerdictCache.key("judge-model", PROMPTS["liu2025"], texts[i], texts[j], server=ep.base_url)
+             for i, j in P.tolist()]))
         assert len(completed) == n_first  # no completed call was lost
 
         ep.hold_after = None
@@ -338,7 +343,7 @@ def test_killed_run_resumes_without_repeating_a_completed_call(tmp_path, committ
         np.testing.assert_array_equal(np.ma.getdata(v), truth(labels, P))
         assert judge.stats.cached == n_first and judge.stats.done == 190 - n_first
         for i, j in P.tolist():
-            key = VerdictCache.key("judge-model", PROMPTS["liu2025"], texts[i], texts[j])
+            key = VerdictCache.key("judge-model", PROMPTS["liu2025"], texts[i], texts[j], server=ep.base_url)
             again = ep.requests[(texts[i], texts[j])] - first[(texts[i], texts[j])]
             assert again == (0 if key in completed else 1)
         judge.close()

@@ -13,7 +13,12 @@ folder (``pooch.os_cache("semvar")``, e.g. ``~/.cache/semvar`` on Linux).
 ``SEMVAR_DATA_MIRROR=URL`` replaces ``https://raw.githubusercontent.com`` for
 every GitHub origin; the mirror must serve the same layout
 ``<owner>/<repo>/<commit>/<path>``.  The pinned checksums still apply, so a
-mirror cannot substitute other bytes.
+mirror cannot substitute other bytes.  Messages show the mirror with any
+``user:password@`` and query values blanked out (:func:`semvar._redact.redact`).
+
+A download has a deadline for the whole file, not only for each read:
+``SEMVAR_FETCH_DEADLINE`` seconds (default 600).  A server that trickles its
+bytes out is cut off then, and the temporary file is deleted.
 """
 
 from __future__ import annotations
@@ -23,12 +28,15 @@ import os
 import re
 from pathlib import Path
 
+from .._redact import redact
 from ._paths import DataNotFoundError
 
 GITHUB_RAW = "https://raw.githubusercontent.com"
 """The host that serves raw files of public GitHub repositories."""
 
 _TIMEOUT_S = 60
+#: seconds one download may take in all (connect, headers and the whole body); SEMVAR_FETCH_DEADLINE overrides
+_DEADLINE_S = 600.0
 _CHUNK = 1 << 16
 _REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -82,6 +90,9 @@ def github_url(repo: str, commit: str, path: str) -> str:
     str
         ``<base>/<owner>/<name>/<commit>/<path>`` with ``<base>`` the value of
         ``SEMVAR_DATA_MIRROR`` if set, else ``https://raw.githubusercontent.com``.
+        This is the URL as it may be shown: a mirror's ``user:password@`` and
+        query values are blanked out (``***``); :func:`fetch_github` sends
+        the full one.
 
     Raises
     ------
@@ -93,6 +104,11 @@ def github_url(repo: str, commit: str, path: str) -> str:
     >>> github_url("octo/repo", "0" * 40, "a/b.csv").replace("0" * 40, "<commit>")
     'https://raw.githubusercontent.com/octo/repo/<commit>/a/b.csv'
     """
+    return redact(_github_url_full(repo, commit, path))
+
+
+def _github_url_full(repo: str, commit: str, path: str) -> str:
+    """The URL :func:`fetch_github` requests, credentials of a mirror included: never put it in a message."""
     _check_github(repo, commit, path)
     base = (os.environ.get("SEMVAR_DATA_MIRROR") or GITHUB_RAW).rstrip("/")
     return f"{base}/{repo}/{commit}/{path}"
@@ -142,9 +158,105 @@ def fetch_github(repo: str, commit: str, path: str, sha256: str | None, *, progr
     """
     if sha256 is not None and (not isinstance(sha256, str) or not _SHA256.fullmatch(sha256)):
         raise ValueError(f"sha256 must be 64 lower-case hex digits or None, got {sha256!r}")
-    url = github_url(repo, commit, path)
+    url = _github_url_full(repo, commit, path)
     target = github_cache_path(repo, commit, path)
     return _fetch_url(url, target, sha256, progress=progress)
+
+
+def _deadline() -> float:
+    """Seconds a download may take in all: ``$SEMVAR_FETCH_DEADLINE``, else 600."""
+    raw = os.environ.get("SEMVAR_FETCH_DEADLINE")
+    if not raw:
+        return _DEADLINE_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0.0 < value <= 1e6:
+        raise ValueError(f"SEMVAR_FETCH_DEADLINE must be a number of seconds in (0, 1e6], got {raw!r}")
+    return value
+
+
+def _shut_response(resp) -> None:
+    """Shut down the socket a ``requests`` response reads from: a read blocked on it returns at once."""
+    import socket
+
+    raw = getattr(resp, "raw", None)
+    candidates = [getattr(getattr(raw, "_connection", None), "sock", None)]
+    fp = getattr(raw, "_fp", None)  # the http.client response under urllib3
+    candidates.append(getattr(getattr(getattr(fp, "fp", None), "raw", None), "_sock", None))
+    for sock in candidates:
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _Download:
+    """A pooch downloader with a *total* deadline: the whole download, not each read, must end in time.
+
+    A per-read timeout does not bound a download: a server that sends one byte
+    every second keeps every read short and the download alive for days.  The
+    request runs in a worker thread; at the deadline the socket is shut down
+    (which ends any read at once), the worker stops, and
+    ``requests.exceptions.Timeout`` is raised, upon which pooch deletes its
+    temporary file.  The worker writes through a file handle opened here, so it
+    never creates a file after pooch has removed it.
+    """
+
+    def __init__(self, deadline: float, *, progress: bool):
+        self.deadline = deadline
+        self.progress = progress
+
+    def __call__(self, url, output_file, pooch_obj=None):
+        import threading
+
+        import requests
+        import urllib3
+
+        fh = open(output_file, "wb")  # noqa: SIM115 - closed by the worker
+        state: dict = {"resp": None, "error": None}
+        cancel = threading.Event()
+
+        def work():
+            try:
+                with requests.get(url, stream=True, timeout=min(_TIMEOUT_S, self.deadline)) as resp:
+                    state["resp"] = resp
+                    if cancel.is_set():
+                        return
+                    resp.raise_for_status()
+                    from tqdm.auto import tqdm
+
+                    size = int(resp.headers.get("Content-Length") or 0) or None
+                    with tqdm(total=size, unit="B", unit_scale=True, disable=not self.progress, leave=False) as bar:
+                        while not cancel.is_set():
+                            chunk = resp.raw.read1(_CHUNK, decode_content=True)  # what has arrived, not a full chunk
+                            if not chunk:
+                                break
+                            fh.write(chunk)
+                            bar.update(len(chunk))
+            except urllib3.exceptions.HTTPError as exc:  # read1 reports a broken body in urllib3's terms
+                state["error"] = requests.exceptions.ConnectionError(f"connection broken mid-download: {exc}")
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                state["error"] = exc
+            finally:
+                fh.close()
+
+        worker = threading.Thread(target=work, name="semvar-fetch", daemon=True)
+        worker.start()
+        worker.join(self.deadline)
+        if worker.is_alive():
+            cancel.set()
+            if state["resp"] is not None:
+                _shut_response(state["resp"])
+            worker.join(1.0)
+            raise requests.exceptions.Timeout(
+                f"the download did not finish within {self.deadline:g} s in all (a deadline for the whole file, "
+                "set by SEMVAR_FETCH_DEADLINE)"
+            )
+        if state["error"] is not None:
+            raise state["error"]
 
 
 def _fetch_url(url: str, target: Path, sha256: str | None, *, progress: bool) -> Path:
@@ -160,7 +272,7 @@ def _fetch_url(url: str, target: Path, sha256: str | None, *, progress: bool) ->
             known_hash=None if sha256 is None else f"sha256:{sha256}",
             fname=target.name,
             path=target.parent,
-            downloader=pooch.HTTPDownloader(progressbar=progress, chunk_size=_CHUNK, timeout=_TIMEOUT_S),
+            downloader=_Download(_deadline(), progress=progress),
         )
     except requests.RequestException as exc:
         mirror = os.environ.get("SEMVAR_DATA_MIRROR")
@@ -170,12 +282,13 @@ def _fetch_url(url: str, target: Path, sha256: str | None, *, progress: bool) ->
             else f"SEMVAR_DATA_MIRROR is not set (set it to a mirror that serves <owner>/<repo>/<commit>/<path> "
             f"to use one instead of {GITHUB_RAW})"
         )
-        raise DataNotFoundError(f"could not fetch {url} ({type(exc).__name__}: {exc}); {where}") from exc
+        # the one redaction: a mirror URL may carry user:password@ or a ?token=
+        raise DataNotFoundError(redact(f"could not fetch {url} ({type(exc).__name__}: {exc}); {where}")) from None
     except ValueError as exc:  # pooch's hash check: the download was deleted before anything read it
-        raise ValueError(
+        raise ValueError(redact(
             f"refused {url}: its sha256 is not the pinned {sha256}, so the download was deleted and "
             f"nothing was read from it ({exc})"
-        ) from exc
+        )) from None
     finally:
         logger.setLevel(level)
     return target

@@ -15,6 +15,9 @@ admits no global at all, for pickles that hold only builtin values.
 
 from __future__ import annotations
 
+import io
+import math
+import os
 import pickle
 
 import numpy as np
@@ -37,16 +40,84 @@ class RefusedPickleError(pickle.UnpicklingError, ValueError):
     """A pickle named a global outside numpy's array reconstruction; nothing it names was run."""
 
 
+def _stream_size(file) -> int | None:
+    """Bytes in ``file`` (a real file or an in-memory buffer), or None where it cannot be told."""
+    try:
+        return os.fstat(file.fileno()).st_size
+    except (AttributeError, OSError, ValueError, io.UnsupportedOperation):
+        pass
+    try:
+        return len(file.getbuffer())
+    except (AttributeError, TypeError, ValueError):
+        return None
+
+
+def _requested_bytes(shape, dtype) -> int:
+    """Bytes an array of ``shape`` and ``dtype`` would take, computed without allocating it."""
+    dims = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    return math.prod(int(d) for d in dims) * np.dtype(dtype).itemsize
+
+
 class NumpyOnlyUnpickler(pickle.Unpickler):
     """A :class:`pickle.Unpickler` whose only globals are numpy's array reconstruction.
 
     Plain containers (lists, dicts, tuples, str, int, float, bytes) need no
     global and load as usual.
+
+    Parameters
+    ----------
+    file : binary file
+        The pickle stream.
+    max_array_bytes : int, optional
+        Largest array the stream may ask numpy to allocate *before* it
+        supplies the data (``ndarray(shape, dtype)`` or ``_reconstruct``).
+        Such an array is empty memory, so a genuine pickle asks for none of
+        any size (numpy's own pickles reconstruct a ``(0,)`` array and then
+        fill it from bytes that are in the stream).  The default is the size
+        of the stream itself (1 GiB if that cannot be told); a request above it
+        -- a 53-byte pickle of ``np.ndarray((10**11,), "f8")`` asks for
+        745 GiB -- raises :class:`RefusedPickleError` before anything is
+        allocated.
     """
+
+    def __init__(self, file, *, max_array_bytes: int | None = None, **kwargs):
+        super().__init__(file, **kwargs)
+        if max_array_bytes is None:
+            size = _stream_size(file)
+            max_array_bytes = (1 << 30) if size is None else size
+        self.max_array_bytes = int(max_array_bytes)
+
+    def _check_size(self, what: str, shape, dtype) -> None:
+        try:
+            need = _requested_bytes(shape, dtype)
+        except (TypeError, ValueError, OverflowError):
+            return  # numpy itself refuses it, with its own message
+        if need > self.max_array_bytes:
+            raise RefusedPickleError(
+                f"refused: the pickle asks for {what} of shape {shape} "
+                f"and dtype {np.dtype(dtype)} ({need:,} bytes) before giving its data; at most "
+                f"{self.max_array_bytes:,} bytes are allowed (the size of the pickle), and nothing was allocated"
+            )
+
+    def _ndarray(self, shape, dtype=float, *args, **kwargs):
+        if not args and "buffer" not in kwargs:  # no data given: numpy would allocate empty memory of that size
+            self._check_size("an empty array", shape, dtype)
+        return np.ndarray(shape, dtype, *args, **kwargs)
+
+    def _reconstruct(self, subtype, shape, dtype, *args):
+        if subtype == self._ndarray:  # the stream names numpy.ndarray, which find_class gave as the checked builder
+            subtype = np.ndarray
+        self._check_size("an empty array", shape, dtype)
+        return _reconstruct(subtype, shape, dtype, *args)
 
     def find_class(self, module, name):  # noqa: D102 - see the class docstring
         try:
-            return _ADMITTED[(module, name)]
+            found = _ADMITTED[(module, name)]
+            if found is np.ndarray:
+                return self._ndarray
+            if found is _reconstruct:
+                return self._reconstruct
+            return found
         except KeyError:
             admitted = ", ".join(f"{m}.{n}" for m, n in _ADMITTED)
             raise RefusedPickleError(
@@ -95,6 +166,11 @@ def load_numpy_pickle(path, *, source: str | None = None):
             return NumpyOnlyUnpickler(fh).load()
         except RefusedPickleError as exc:
             raise RefusedPickleError(f"{where}: {exc}") from None
+        except MemoryError:
+            raise ValueError(f"{where} is not a readable pickle of numpy arrays (it asks for more memory than there "
+                             "is)") from None
+        except RecursionError:
+            raise ValueError(f"{where} is not a readable pickle of numpy arrays (nested too deeply)") from None
         except (pickle.UnpicklingError, EOFError, TypeError, AttributeError, IndexError, KeyError) as exc:
             raise ValueError(f"{where} is not a readable pickle of numpy arrays ({type(exc).__name__}: {exc})") from None
 

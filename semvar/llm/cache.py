@@ -138,6 +138,16 @@ class VerdictCache:
         if os.path.isdir(self.path):
             raise CacheError(f"the cache {self.path} is a folder; give a file name, e.g. {self.path}/judge.sqlite")
         try:
+            # a new cache is created readable and writable by its owner only: it holds the texts
+            # (SQLite gives its -wal and -shm files the same mode)
+            fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        except OSError:
+            pass  # a missing folder or no permission: sqlite3 says so below, in its terms
+        else:
+            os.close(fd)
+        try:
             self._con = sqlite3.connect(
                 self.path, timeout=self.lock_timeout, isolation_level=None, check_same_thread=False
             )
@@ -149,7 +159,18 @@ class VerdictCache:
 
     def _setup(self) -> None:
         con = self._con
-        con.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()  # fails on a file that is not a database
+        # fails on a file that is not a database; a database with tables of another program is left untouched
+        tables = [
+            row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if not row[0].startswith("sqlite_")
+        ]
+        foreign = sorted(set(tables) - set(_COLUMNS))
+        if foreign:
+            raise CacheError(
+                f"the cache {self.path} is a SQLite database of another program (it has the tables "
+                f"{', '.join(map(repr, foreign[:5]))}{', ...' if len(foreign) > 5 else ''}); it was not changed. "
+                "Give --cache a new file name, or a file this program wrote."
+            )
         try:
             con.execute("PRAGMA journal_mode=WAL")
             con.execute("PRAGMA synchronous=NORMAL")
@@ -187,10 +208,16 @@ class VerdictCache:
                 raise CacheError(_describe(self.path, exc, self.lock_timeout)) from None
 
     @staticmethod
-    def key(model: str, template: str, text_a: str, text_b: str) -> str:
-        """The cache key of one ordered pair."""
-        payload = json.dumps([model, template, text_a, text_b], ensure_ascii=False)
-        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+    def key(model: str, template: str, text_a: str, text_b: str, *, server: str | None = None) -> str:
+        """The cache key of one ordered pair (asked of ``server``, a base URL, when given).
+
+        :class:`~semvar.llm.LLMJudge` always passes its base URL, so two
+        servers that both call a model ``"gpt"`` never share verdicts.  Texts
+        are encoded as JSON with ASCII escapes, so every Python string has a
+        key (a lone surrogate included; the judge refuses those earlier).
+        """
+        parts = [model, template, text_a, text_b] if server is None else [server, model, template, text_a, text_b]
+        return hashlib.sha256(json.dumps(parts).encode("ascii")).hexdigest()
 
     def add_template(self, template: str) -> str:
         sha = hashlib.sha256(template.encode("utf-8")).hexdigest()

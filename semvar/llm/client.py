@@ -35,6 +35,8 @@ import urllib.request
 from base64 import b64encode
 from urllib.parse import unquote, urlsplit
 
+from .._redact import redact
+
 __all__ = ["LLMJudgeError", "AuthenticationError", "EndpointError"]
 
 _RETRY_STATUS = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
@@ -42,8 +44,6 @@ _RETRY_STATUS = frozenset({408, 409, 425, 429}) | frozenset(range(500, 600))
 _BAD_200_LIMIT = 3
 #: characters of a server's text shown in an error message (after the key is redacted)
 _SHOW = 300
-#: shortest piece of the key that is redacted wherever it appears
-_FRAGMENT = 10
 
 
 class LLMJudgeError(RuntimeError):
@@ -105,44 +105,6 @@ class _Transient(Exception):
         self.kind = kind or reason
 
 
-def redact(text: str, secret: str | None, *, fragment: int = _FRAGMENT) -> str:
-    """``text`` with every piece of ``secret`` of ``fragment`` or more characters replaced by ``***``.
-
-    A server may echo the key whole, cut, or in parts; redacting every run of
-    ``fragment`` consecutive key characters (not only the whole key) leaves no
-    such piece behind.  Redact first, then shorten: a cut made before
-    redaction can split the key so that neither half matches.
-
-    >>> redact("key sk-0123456789abcdef, head sk-01234567, tail 6789abcdef, end 89abcdef", "sk-0123456789abcdef")
-    'key ***, head ***, tail ***, end 89abcdef'
-    """
-    if not secret or not text:
-        return text
-    width = min(fragment, len(secret))
-    hit = bytearray(len(text))
-    for start in range(len(secret) - width + 1):
-        piece = secret[start : start + width]
-        at = text.find(piece)
-        while at >= 0:
-            hit[at : at + width] = b"\x01" * width
-            at = text.find(piece, at + 1)
-    if not any(hit):
-        return text
-    out, i = [], 0
-    while i < len(text):
-        if hit[i]:
-            while i < len(text) and hit[i]:
-                i += 1
-            out.append("***")
-        else:
-            j = i
-            while j < len(text) and not hit[j]:
-                j += 1
-            out.append(text[i:j])
-            i = j
-    return "".join(out)
-
-
 def _shorten(text: str, limit: int = _SHOW) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -175,10 +137,48 @@ def _backoff_delay(rng, attempt: int, base: float, cap: float, retry_after: floa
     return delay
 
 
+def _loads(data):
+    """``json.loads(data)``, with nesting too deep to parse (``RecursionError``) reported as a ValueError."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to parse") from None
+
+
+class _NotText(Exception):
+    """The completion's content is JSON that is not text (true, a number, a list of strings, null)."""
+
+
+def _content_text(content) -> str:
+    """The text of a completion's ``message.content``.
+
+    A string is the answer.  A list of content parts (the OpenAI format
+    ``[{"type": "text", "text": "..."}, ...]``) is the concatenation of the
+    ``text`` of its text parts.  Anything else -- JSON ``true``, a number,
+    ``null``, a list of bare strings such as ``["TRUE"]`` -- is not an answer
+    in either format and raises :class:`_NotText` (the call is then an
+    unparseable answer), so a verdict is never read from the ``repr`` of a
+    structure.
+    """
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list) and content:
+        texts = []
+        for part in content:
+            if not (isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str)):
+                if isinstance(part, dict) and isinstance(part.get("type"), str) and part["type"] != "text":
+                    continue  # an image or other part carries no verdict; skip it
+                raise _NotText(f"a content part that is not a text part ({type(part).__name__})")
+            texts.append(part["text"])
+        if texts:
+            return "".join(texts)
+    raise _NotText(f"content of JSON type {type(content).__name__} rather than text")
+
+
 def _error_message(data: bytes, secret: str | None = None) -> str:
     """The server's error text, with ``secret`` redacted *before* it is shortened."""
     try:
-        obj = json.loads(data)
+        obj = _loads(data)
         msg = obj["error"]["message"] if isinstance(obj.get("error"), dict) else obj.get("error") or obj
     except (ValueError, KeyError, TypeError, AttributeError):
         msg = data.decode("utf-8", "replace")
@@ -242,16 +242,60 @@ class _Deadlines:
 
 
 def _shut(conn) -> None:
-    """Shut down the socket of ``conn`` (if it has one): any blocked send or receive returns at once."""
-    sock = getattr(conn, "sock", None)
-    if sock is not None:
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
+    """Shut down the socket of ``conn`` (if it has one): any blocked send or receive returns at once.
+
+    ``http.client`` sets ``conn.sock = None`` as soon as it knows that the
+    server will close the connection after its answer (HTTP/1.0, or
+    ``Connection: close``) and hands the socket to the response, which goes on
+    reading from it.  The connection classes below keep their own reference
+    (``live_sock``) that ``close`` does not drop, so the socket a response is
+    still reading from can be shut down too.
+    """
+    for sock in (getattr(conn, "live_sock", None), getattr(conn, "sock", None)):
+        if sock is not None:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class _HTTPConnection(http.client.HTTPConnection):
+    """An :class:`http.client.HTTPConnection` that remembers its socket after ``close`` hands it to a response."""
+
+    live_sock = None
+
+    def connect(self):
+        super().connect()
+        self.live_sock = self.sock
+
+
+class _HTTPSConnection(http.client.HTTPSConnection):
+    """The same for HTTPS (the TLS socket, once the handshake is done; before it, the plain one)."""
+
+    live_sock = None
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        plain = self._create_connection  # http.client sets it per instance
+
+        def create(*a, **kw):  # keep the plain socket, so a stalled TLS handshake can be cut too
+            sock = plain(*a, **kw)
+            self.live_sock = sock
+            return sock
+
+        self._create_connection = create
+
+    def connect(self):
+        super().connect()
+        self.live_sock = self.sock
 
 
 _LOOPBACK = ("localhost", "127.0.0.1", "::1")
+
+
+def _is_loopback(host: str) -> bool:
+    """True for a host name or address of this machine (``localhost``, 127.0.0.0/8, ``::1``)."""
+    return host in _LOOPBACK or host.startswith("127.") or host.lower().endswith(".localhost")
 
 
 def _proxy_for(scheme: str, host: str):
@@ -261,7 +305,7 @@ def _proxy_for(scheme: str, host: str):
     localhost).  Proxy credentials in the URL become a Proxy-Authorization
     header; like the API key they are never shown.
     """
-    if host in _LOOPBACK or host.startswith("127."):
+    if _is_loopback(host):
         return None
     proxies = urllib.request.getproxies_environment()
     url = proxies.get(scheme)
@@ -292,20 +336,29 @@ class _Proxy(tuple):
 
 
 def _check_base_url(base_url):
+    """Split a base URL; every message shows it redacted (:func:`semvar._redact.redact`)."""
     if not isinstance(base_url, str) or not base_url.strip():
-        raise ValueError(f"base_url must be a URL such as 'http://localhost:8000/v1', got {base_url!r}")
+        shown = redact(repr(base_url)) if isinstance(base_url, str) else type(base_url).__name__
+        raise ValueError(f"base_url must be a URL such as 'http://localhost:8000/v1', got {shown}")
     url = base_url.strip().rstrip("/")
-    parts = urlsplit(url)
+    shown = redact(repr(base_url))
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
+    except ValueError:
+        raise ValueError(f"base_url is not a valid URL (check the host and port), got {shown}") from None
+    if "@" in parts.netloc or parts.username or parts.password:
+        raise ValueError(
+            f"base_url must not carry credentials (got {shown}); pass the key as api_key or OPENAI_API_KEY"
+        )
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError(f"base_url must start with http:// or https:// and name a host, got {base_url!r}")
-    if parts.username or parts.password:
-        raise ValueError("base_url must not carry credentials; pass the key as api_key or OPENAI_API_KEY")
+        raise ValueError(f"base_url must start with http:// or https:// and name a host, got {shown}")
     if parts.query or parts.fragment:
-        raise ValueError(f"base_url must not have a query or fragment, got {base_url!r}")
+        raise ValueError(f"base_url must not have a query or fragment, got {shown}")
     if parts.path.endswith("/chat/completions"):
         raise ValueError(
             f"base_url is the API root without the endpoint: use {url[: -len('/chat/completions')]!r}, "
-            f"not {base_url!r}"
+            f"not {shown}"
         )
     port = parts.port or (443 if parts.scheme == "https" else 80)
     return url, parts.scheme, parts.hostname, port, parts.path + "/chat/completions"
@@ -358,11 +411,11 @@ class _ChatClient:
         if conn is None:
             host, port = (self._host, self._port) if self._proxy is None else self._proxy[:2]
             if self._scheme == "https":
-                conn = http.client.HTTPSConnection(host, port, timeout=self.timeout, context=ssl.create_default_context())
+                conn = _HTTPSConnection(host, port, timeout=self.timeout, context=ssl.create_default_context())
                 if self._proxy is not None:  # tunnel through the proxy with CONNECT
                     conn.set_tunnel(self._host, self._port, headers=self._proxy[2])
             else:
-                conn = http.client.HTTPConnection(host, port, timeout=self.timeout)
+                conn = _HTTPConnection(host, port, timeout=self.timeout)
             self._local.conn = conn
             with self._conns_lock:
                 self._conns.append(conn)
@@ -499,15 +552,20 @@ class _ChatClient:
                 f"HTTP {status} with an answer longer than {self.max_response_bytes} bytes (not read)",
                 kind=f"answer longer than {self.max_response_bytes} bytes",
             )
-        if status == 200:
+        if 200 <= status < 300:  # 200, or another success code (201, ...) with a completion
             try:
-                content = json.loads(data)["choices"][0]["message"]["content"]
+                content = _loads(data)["choices"][0]["message"]["content"]
             except (ValueError, KeyError, IndexError, TypeError):
                 snippet = _shorten(" ".join(self._redact(data.decode("utf-8", "replace")).split()), 80)
-                self._note_bad_200(f"{content_type}: {snippet!r}")
-                raise _Transient("malformed JSON in a 200 response", kind="malformed JSON in a 200 response") from None
+                self._note_bad_200(f"HTTP {status}, {content_type}: {snippet!r}")
+                raise _Transient(
+                    f"malformed JSON in an HTTP {status} response", kind=f"malformed JSON in a {status} response"
+                ) from None
             self._good_200 = True
-            return self._redact(content if isinstance(content, str) else repr(content))
+            try:
+                return self._redact(_content_text(content))
+            except _NotText as exc:
+                raise _Transient(f"unparseable answer: {exc}", kind="unparseable answer") from None
         message = _error_message(data, self._key.value)
         if status in (401, 403):
             raise AuthenticationError(

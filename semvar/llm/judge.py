@@ -32,16 +32,27 @@ import queue
 import random
 import threading
 import time
+import warnings
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .._redact import redact
 from .._validation import check_int, check_pairs, check_real
 from .cache import CacheError, VerdictCache, owner_id
-from .client import _backoff_delay, _ChatClient, _check_base_url, _check_key, _proxy_for, _Secret, _Transient
-from .prompts import PROMPTS, _check_template, parse_verdict, render_prompt
+from .client import (
+    _backoff_delay,
+    _ChatClient,
+    _check_base_url,
+    _check_key,
+    _is_loopback,
+    _proxy_for,
+    _Secret,
+    _Transient,
+)
+from .prompts import PROMPTS, _check_template, forged_heading, lone_surrogate, parse_verdict, render_prompt
 
 __all__ = ["LLMJudge", "JudgeStats"]
 
@@ -55,6 +66,9 @@ class _Cancelled(Exception):
 _DEFER = object()  # another process has the call in flight: look again later
 #: seconds a finished worker waits for the others to commit after an interrupt
 _GRACE = 1.0
+#: the longest time any of the judge's time arguments may give (about 11.6 days); beyond it the
+#: operating system's timers overflow
+_MAX_SECONDS = 1e6
 
 
 @dataclass
@@ -115,10 +129,14 @@ class LLMJudge:
         prompt), or a template containing ``{text_A}`` and ``{text_B}``.
     cache_path : str or os.PathLike, optional
         SQLite file of finished calls (see :class:`VerdictCache`).  Without it
-        nothing persists between runs.
+        nothing persists between runs.  A call is stored under the server
+        (``base_url``), the model, the prompt and the ordered pair, so the
+        cache of one server is never answered for another that happens to
+        serve a model of the same name.  A new file is created readable by its
+        owner only (mode 0600: it holds the texts).
     timeout : float
-        Seconds allowed for one request in all: connecting, sending and
-        receiving the whole answer (a deadline, not a limit per read, so a
+        Seconds (at most 10**6) allowed for one request in all: connecting,
+        sending and receiving the whole answer (a deadline, not a limit per read, so a
         server that trickles its answer out cannot hold a call longer).
     max_retries : int
         Retries per pair after the first request (for faults and for
@@ -132,8 +150,12 @@ class LLMJudge:
         Retry ``r`` (0, 1, ...) waits a uniform time in
         ``[0, min(backoff_max, backoff_base * 2**r)]`` (full jitter), and at
         least the server's ``Retry-After``.
-    max_retry_after : float
-        Upper limit on a ``Retry-After`` wait.
+    max_retry_after : float, default 60
+        Upper limit, in seconds, on one wait that a server asks for with
+        ``Retry-After`` (HTTP 429 or 503).  A longer request is cut to this
+        (a server asking for ``Retry-After: 10000`` is asked again after 60 s,
+        and the pair is unjudged when the retries run out), so a run never
+        sleeps for hours on one header.
     max_response_bytes : int
         Longest answer read; a longer one is refused unread (a fault).
     lock_timeout : float
@@ -149,6 +171,13 @@ class LLMJudge:
         Counts of the most recent :meth:`pairs` call, including ``requests``.
     template : str
         The prompt template in use.
+
+    Warns
+    -----
+    UserWarning
+        When an API key is set, ``base_url`` is plain ``http://`` and
+        ``HTTP_PROXY`` names a proxy that is not on this machine: the key
+        would travel in clear text to and through that proxy.
 
     Raises
     ------
@@ -202,7 +231,7 @@ class LLMJudge:
         max_tokens: int | None = None,
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
-        max_retry_after: float = 120.0,
+        max_retry_after: float = 60.0,
         max_response_bytes: int = 1 << 20,
         lock_timeout: float = 30.0,
         progress: bool = True,
@@ -221,16 +250,25 @@ class LLMJudge:
         if api_key is not None and not isinstance(api_key, str):
             raise ValueError(f"api_key must be a string or None, got {type(api_key).__name__}")
         key = _Secret(_check_key(api_key))
-        self.timeout = check_real(timeout, "timeout", low=0.0, low_open=True)
+        if key and proxy is not None and endpoint[1] == "http" and not _is_loopback(proxy[0]):
+            warnings.warn(
+                f"the API key will go in clear text (plain http) through the proxy {proxy[0]}:{proxy[1]}, taken from "
+                "the environment variable HTTP_PROXY / http_proxy, to "
+                f"{redact(endpoint[0])}: anyone on the way can read it. Use an https:// base_url, or list the host "
+                "in NO_PROXY.",
+                UserWarning,
+                stacklevel=2,
+            )
+        self.timeout = check_real(timeout, "timeout", low=0.0, high=_MAX_SECONDS, low_open=True)
         self.max_retries = check_int(max_retries, "max_retries", low=0)
         self.concurrency = check_int(concurrency, "concurrency", low=1, high=256)
         self.temperature = None if temperature is None else check_real(temperature, "temperature", low=0.0)
         self.max_tokens = None if max_tokens is None else check_int(max_tokens, "max_tokens", low=1)
-        self.backoff_base = check_real(backoff_base, "backoff_base", low=0.0)
-        self.backoff_max = check_real(backoff_max, "backoff_max", low=0.0)
-        self.max_retry_after = check_real(max_retry_after, "max_retry_after", low=0.0)
+        self.backoff_base = check_real(backoff_base, "backoff_base", low=0.0, high=_MAX_SECONDS)
+        self.backoff_max = check_real(backoff_max, "backoff_max", low=0.0, high=_MAX_SECONDS)
+        self.max_retry_after = check_real(max_retry_after, "max_retry_after", low=0.0, high=_MAX_SECONDS)
         self.max_response_bytes = check_int(max_response_bytes, "max_response_bytes", low=1)
-        self.lock_timeout = check_real(lock_timeout, "lock_timeout", low=0.0)
+        self.lock_timeout = check_real(lock_timeout, "lock_timeout", low=0.0, high=_MAX_SECONDS)
         if not isinstance(progress, bool):
             raise ValueError(f"progress must be True or False, got {progress!r}")
         self.progress = progress
@@ -300,7 +338,9 @@ class LLMJudge:
         Raises
         ------
         ValueError
-            For texts that are not strings or malformed pairs.
+            For texts that are not strings, a text holding a line of the
+            prompt itself (such as ``TEXT B:``; see
+            :func:`~semvar.llm.prompts.forged_heading`), or malformed pairs.
         AuthenticationError
             HTTP 401/403: check the API key.
         EndpointError
@@ -321,6 +361,19 @@ class LLMJudge:
         bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
         if bad:
             raise ValueError(f"texts must be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}")
+        for i, t in enumerate(texts):
+            at = lone_surrogate(t)
+            if at is not None:
+                raise ValueError(
+                    f"texts[{i}] holds a lone surrogate U+{ord(t[at]):04X} at character {at}: it is not a Unicode "
+                    "character and has no UTF-8 form, so the text can be neither sent nor cached"
+                )
+            forged = forged_heading(self.template, t)
+            if forged is not None:
+                raise ValueError(
+                    f"texts[{i}] holds the line {forged!r}, which is also a line of the prompt: pasted into it, the "
+                    "prompt would no longer say where the text ends. Reword or remove that line of the text."
+                )
         P = check_pairs(pairs, len(texts))
         m = P.shape[0]
         # distinct texts, then distinct ordered pairs of distinct texts: one key per call, however often asked
@@ -333,7 +386,7 @@ class LLMJudge:
         calls, inverse = np.unique(flat, return_inverse=True)
         first, second = np.divmod(calls, len(distinct)) if calls.size else (calls, calls)
         keys = [
-            VerdictCache.key(self.model, self.template, distinct[i], distinct[j])
+            VerdictCache.key(self.model, self.template, distinct[i], distinct[j], server=self.base_url)
             for i, j in zip(first.tolist(), second.tolist())
         ]
         self.stats = JudgeStats(pairs=m, unique=len(keys), identical=int(same.sum()))
@@ -561,7 +614,12 @@ class LLMJudge:
                         claimed = False  # the cache is unusable now; its claims expire by themselves
                         with self._stats_lock:
                             self.stats.uncached += 1
-                        logger.warning("a finished call could not be stored: %s", exc)
+                            first = self.stats.uncached == 1
+                        if first:  # once per run (a full disk fails every write); the count comes at the end
+                            logger.warning(
+                                "a finished call could not be stored: %s; later calls that cannot be stored "
+                                "are counted, not reported one by one", exc,
+                            )
                 with self._stats_lock:
                     self.stats.done += 1
                 return verdict
