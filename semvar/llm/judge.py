@@ -340,7 +340,7 @@ class LLMJudge:
         ValueError
             For texts that are not strings, a text holding a line of the
             prompt itself (such as ``TEXT B:``; see
-            :func:`~semvar.llm.prompts.forged_heading`), or malformed pairs.
+            ``semvar.llm.prompts.forged_heading``), or malformed pairs.
         AuthenticationError
             HTTP 401/403: check the API key.
         EndpointError
