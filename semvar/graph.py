@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+from scipy.special import betaln, gammaln
 
 from ._validation import (
     check_array,
@@ -39,6 +41,10 @@ __all__ = [
     "design_all_pairs",
     "design_random",
     "design_greedy",
+    "design_representatives",
+    "refine_partition",
+    "REPRESENTATIVES",
+    "EXTRAS",
     "budget_snr",
     "pairs_needed",
 ]
@@ -47,12 +53,60 @@ __all__ = [
 def all_pairs(n: int) -> np.ndarray:
     """Every unordered pair ``(i, j)`` with ``i < j`` of ``n`` items, as an (n(n-1)/2, 2) array.
 
+    The list is built only when it fits: ``n(n-1)/2`` pairs need about
+    :data:`PAIR_BYTES` bytes each while they are built (16 for the result);
+    when that exceeds the memory available, a ValueError gives the estimate
+    instead of running out of memory part way.
+
     >>> all_pairs(3).tolist()
     [[0, 1], [0, 2], [1, 2]]
     """
     n = check_int(n, "n", low=1)
+    _check_pair_memory(n)
     i, j = np.triu_indices(n, k=1)
-    return np.column_stack([i, j]).astype(np.int64)
+    return np.column_stack([i, j]).astype(np.int64, copy=False)
+
+
+#: Bytes per pair while :func:`all_pairs` builds its list: numpy's two n x n boolean masks
+#: (about 4 a pair), the two index arrays (16) and the (m, 2) result (16).
+PAIR_BYTES = 36
+
+
+def _available_memory() -> int | None:
+    """Bytes of memory available to this process now (Linux: MemAvailable), or None if unknown."""
+    try:
+        with open("/proc/meminfo") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        import os
+
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / 2**30:,.1f} GiB"
+
+
+def _check_pair_memory(n: int) -> None:
+    """Refuse an all-pairs list of ``n`` texts that cannot fit in the memory available, with the estimate."""
+    m = n * (n - 1) // 2
+    need = PAIR_BYTES * m
+    if need < 2**28:  # below 256 MiB: not worth a look at the system
+        return
+    free = _available_memory()
+    if free is not None and need > free:
+        raise ValueError(
+            f"all pairs of {n:,} texts are {m:,} pairs: building their list needs about {_gib(need)} "
+            f"({PAIR_BYTES} bytes a pair), more than the {_gib(free)} of memory available, and judging them "
+            f"takes {m:,} judge calls; judge a sample of the pairs instead (semvar.graph.design_random or "
+            "design_greedy)"
+        )
 
 
 def adjacency_from_verdicts(n: int, pairs, verdicts, *, return_mask: bool = False):
@@ -360,7 +414,7 @@ class DesignResult:
     Attributes
     ----------
     design : str
-        ``"all_pairs"``, ``"random"`` or ``"greedy"``.
+        ``"all_pairs"``, ``"random"``, ``"greedy"`` or ``"representatives"``.
     calls : int
         Number of judge calls made (one call = one unordered pair judged).
     pairs : ndarray of shape (calls, 2)
@@ -372,6 +426,8 @@ class DesignResult:
     labels : ndarray of shape (n,) or None
         Cluster labels per text when the design clusters as it goes
         (greedy); None for designs that leave clustering to the spectral step.
+    verdicts : ndarray of shape (calls,) or None
+        The verdict on each asked pair (1.0 TRUE, 0.0 FALSE, NaN unjudged).
     """
 
     design: str
@@ -381,6 +437,7 @@ class DesignResult:
     observed: sp.csr_array
     inverse: np.ndarray
     labels: np.ndarray | None = None
+    verdicts: np.ndarray | None = None
 
     @property
     def n_texts(self) -> int:
@@ -513,7 +570,8 @@ def _judged(judge, texts, first, pairs, design, inverse, labels=None, verdicts=N
         why = stats.why_unjudged() if callable(getattr(stats, "why_unjudged", None)) else None
         check_judged(pairs, verdicts, first.shape[0], reasons=why or None)
     A, O = adjacency_from_verdicts(first.shape[0], pairs, verdicts, return_mask=True)
-    return DesignResult(design, int(pairs.shape[0]), pairs, A, O, inverse, labels)
+    v, judged = split_verdicts(verdicts, pairs.shape[0])
+    return DesignResult(design, int(pairs.shape[0]), pairs, A, O, inverse, labels, np.where(judged, v, np.nan))
 
 
 def design_all_pairs(judge, texts, *, collapse: bool = True) -> DesignResult:
@@ -648,6 +706,444 @@ def design_greedy(
     return _judged(
         judge, texts, first, pairs, "greedy", inverse, labels=labels, verdicts=np.array(verdicts, dtype=float)
     )
+
+
+def _icl_score(e_in, n_in, e_all, n_all, nk, m, rates=None):
+    """Exact ICL of the judge model on the observed pairs (as :func:`semvar.select_k.icl`), labels with sizes ``nk``.
+
+    With ``rates = (log p, log(1 - p), log q, log(1 - q))`` the verdicts' log-likelihood at known rates instead.
+    """
+    k = nk.size
+    if rates is None:
+        out = betaln(e_in + 1.0, n_in - e_in + 1.0) + betaln(e_all - e_in + 1.0, n_all - n_in - (e_all - e_in) + 1.0)
+    else:
+        e_out, n_out = e_all - e_in, n_all - n_in
+        out = e_in * rates[0] + (n_in - e_in) * rates[1] + e_out * rates[2] + (n_out - e_out) * rates[3]
+    return float(out + gammaln(k) - gammaln(m + k) + gammaln(nk + 1.0).sum() + gammaln(k + 1.0))
+
+
+def _log_rates(rates):
+    """``(p, q)`` -> the four log-probabilities :func:`_icl_score` takes (clipped away from 0 and 1), or None."""
+    if rates is None:
+        return None
+    p, q = (min(max(float(x), 1e-6), 1 - 1e-6) for x in rates)
+    return (np.log(p), np.log1p(-p), np.log(q), np.log1p(-q))
+
+
+def _check_rates(rates):
+    if rates is None:
+        return None
+    try:
+        p, q = rates
+    except (TypeError, ValueError):
+        raise ValueError(f"rates must be None or a pair (p, q) of probabilities, got {show(rates)}") from None
+    p, q = check_probability(p, "rates[0] (p)"), check_probability(q, "rates[1] (q)")
+    if not p > q:
+        raise ValueError(f"rates must have p > q (a judge better than chance), got p={p}, q={q}")
+    return (p, q)
+
+
+def _refine(m: int, pairs: np.ndarray, verdicts: np.ndarray, labels: np.ndarray, max_iter: int,
+            rates=None) -> np.ndarray:
+    """Local search for the partition of ``m`` texts with the largest ICL on the judged pairs (see refine_partition)."""
+    ok = ~np.isnan(verdicts)
+    P, v = pairs[ok], verdicts[ok]
+    keep = P[:, 0] != P[:, 1]
+    P, v = P[keep], v[keep]
+    z = np.unique(labels, return_inverse=True)[1].astype(np.int64)
+    if P.shape[0] == 0:
+        return z
+    r = np.concatenate([P[:, 0], P[:, 1]])
+    c = np.concatenate([P[:, 1], P[:, 0]])
+    O = sp.csr_array((np.ones(r.size), (r, c)), shape=(m, m))
+    Y = sp.csr_array((np.concatenate([v, v]), (r, c)), shape=(m, m))
+    O.sum_duplicates()
+    Y.sum_duplicates()
+    n_all, e_all = float(P.shape[0]), float(v.sum())
+    lr = _log_rates(rates)
+
+    def counts(z):
+        k = int(z.max()) + 1
+        Z = sp.csr_array((np.ones(m), (np.arange(m), z)), shape=(m, k))
+        OZ, YZ = (O @ Z).toarray(), (Y @ Z).toarray()
+        n_in = float(OZ[np.arange(m), z].sum()) / 2.0
+        e_in = float(YZ[np.arange(m), z].sum()) / 2.0
+        return OZ, YZ, np.bincount(z, minlength=k).astype(float), n_in, e_in
+
+    for _ in range(max_iter):
+        changed = False
+        OZ, YZ, nk, n_in, e_in = counts(z)
+        for i in range(m):  # move one text at a time to the cluster (or a new one) that raises the ICL most
+            a = z[i]
+            k = nk.size
+            ob = np.append(OZ[i], 0.0)
+            yb = np.append(YZ[i], 0.0)
+            n_new = n_in - OZ[i, a] + ob
+            e_new = e_in - YZ[i, a] + yb
+            best, best_b = _icl_score(e_in, n_in, e_all, n_all, nk, m, lr), a
+            for b in range(k + 1):
+                if b == a or (b == k and nk[a] == 1) or (nk[a] == 1 and yb[b] <= 0):  # a merge needs a TRUE verdict
+                    continue
+                size = np.append(nk, 0.0)
+                size[a] -= 1
+                size[b] += 1
+                s = _icl_score(e_new[b], n_new[b], e_all, n_all, size[size > 0], m, lr)
+                if s > best + 1e-9:
+                    best, best_b = s, b
+            if best_b != a:
+                z[i] = best_b
+                z = np.unique(z, return_inverse=True)[1].astype(np.int64)
+                OZ, YZ, nk, n_in, e_in = counts(z)
+                changed = True
+        # merge the two clusters whose union raises the ICL most
+        k = nk.size
+        if k > 1:
+            Z = sp.csr_array((np.ones(m), (np.arange(m), z)), shape=(m, k))
+            OKK, YKK = (Z.T @ O @ Z).toarray(), (Z.T @ Y @ Z).toarray()
+            best, pair = _icl_score(e_in, n_in, e_all, n_all, nk, m, lr), None
+            for a in range(k):
+                for b in range(a + 1, k):
+                    if YKK[a, b] <= 0:  # no TRUE verdict between them: nothing says they are one meaning
+                        continue
+                    size = np.append(np.delete(nk, [a, b]), nk[a] + nk[b])
+                    s = _icl_score(e_in + YKK[a, b], n_in + OKK[a, b], e_all, n_all, size, m, lr)
+                    if s > best + 1e-9:
+                        best, pair = s, (a, b)
+            if pair is not None:
+                z[z == pair[1]] = pair[0]
+                z = np.unique(z, return_inverse=True)[1].astype(np.int64)
+                changed = True
+        if not changed:
+            break
+    # number the clusters by first appearance
+    _, first_seen = np.unique(z, return_index=True)
+    rank = np.empty(first_seen.size, dtype=np.int64)
+    rank[np.argsort(first_seen, kind="stable")] = np.arange(first_seen.size)
+    return rank[z]
+
+
+def refine_partition(n: int, pairs, verdicts, labels=None, *, rates=None, max_iter: int = 50) -> np.ndarray:
+    """The partition of ``n`` texts that (locally) maximises the judge model's ICL on the judged pairs.
+
+    Only the pairs asked are evidence: an unasked pair says nothing, so the
+    criterion suits sparse and adaptive designs, where reading an unasked
+    pair as FALSE (as the spectral rules do) would split every meaning.
+    Starting from ``labels``, the search moves one text at a time to the
+    cluster -- or a new cluster of its own -- that raises the criterion most,
+    then merges the two clusters whose union raises it most, and repeats
+    until nothing changes.  Two clusters merge (also when a text that is a
+    cluster of its own moves) only where at least one TRUE verdict links
+    them: with few verdicts the criterion's prior alone would otherwise merge
+    texts judged different.
+
+    Parameters
+    ----------
+    n : int
+        Number of (distinct) texts.
+    pairs : array-like of shape (m, 2)
+        The pairs asked (indices into the texts); self-pairs are ignored.
+    verdicts : array-like of shape (m,)
+        Boolean (or 0/1, or [0, 1]) verdicts; masked entries or NaN mark
+        pairs the judge left unjudged (ignored).
+    labels : array-like of shape (n,), optional
+        Starting partition (any hashable labels).  Default: the connected
+        components of the TRUE verdicts.
+    rates : (float, float), optional
+        The judge's ``(p, q)`` if known (e.g. estimated on labelled pairs,
+        :func:`semvar.judges.estimate_pq`): the verdicts' likelihood at these
+        rates replaces the one integrated over unknown rates.
+    max_iter : int, default 50
+        Most rounds of moves and merges.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Cluster labels ``0..K-1``, numbered by first appearance.
+
+    Raises
+    ------
+    ValueError
+        For ``n < 1``, invalid ``pairs`` or ``verdicts``, ``labels`` of the
+        wrong length, ``rates`` that are not two probabilities with ``p > q``,
+        or ``max_iter < 1``.
+
+    Notes
+    -----
+    The criterion is the exact integrated classification likelihood of
+    Liu's judge model (2025, eqs. 3-4) as in :func:`semvar.select_k.icl`,
+    with the sums over the *judged* pairs only:
+
+    .. math::
+
+        \\log B(e_{in} + 1, N_{in} - e_{in} + 1) + \\log B(e_{out} + 1, N_{out} - e_{out} + 1)
+            + \\log \\frac{\\Gamma(K)}{\\Gamma(n + K)} + \\sum_k \\log \\Gamma(n_k + 1) + \\log K!,
+
+    ``N_in`` (``N_out``) the judged pairs inside (between) clusters and
+    ``e_in`` (``e_out``) their TRUE verdicts (Come & Latouche 2015); with
+    known ``rates`` the two Beta terms become
+    ``e_in log p + (N_in - e_in) log(1 - p) + e_out log q + (N_out - e_out) log(1 - q)``.  When
+    which pairs are asked depends only on verdicts already seen (an adaptive
+    design), the likelihood of the verdicts is the same as for a fixed
+    design, so the criterion holds there too.
+
+    References
+    ----------
+    Come, E. and Latouche, P. (2015). Model selection and clustering in
+    stochastic block models based on the exact integrated complete data
+    likelihood. Statistical Modelling 15(6), 564-589.
+
+    Examples
+    --------
+    Two meanings of three texts, every pair judged, one wrong FALSE between
+    texts 0 and 1; the greedy labels split text 1 off, the other verdicts
+    put it back:
+
+    >>> truth = np.array([0, 0, 0, 1, 1, 1])
+    >>> pairs = all_pairs(6)
+    >>> verdicts = truth[pairs[:, 0]] == truth[pairs[:, 1]]
+    >>> verdicts[0] = False  # the pair (0, 1)
+    >>> refine_partition(6, pairs, verdicts, labels=[0, 1, 0, 2, 2, 2]).tolist()
+    [0, 0, 0, 1, 1, 1]
+    """
+    n = check_int(n, "n", low=1)
+    P = check_pairs(pairs, n)
+    v, judged = split_verdicts(verdicts, P.shape[0])
+    if v[judged].size and (v[judged].min() < 0 or v[judged].max() > 1):
+        raise ValueError("verdicts must be boolean, 0/1 or in [0, 1]")
+    v = np.where(judged, v, np.nan)
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    rates = _check_rates(rates)
+    if labels is None:
+        A = adjacency_from_verdicts(n, P, np.ma.MaskedArray(np.nan_to_num(v), mask=~judged))
+        labels = connected_components(A, directed=False)[1]
+    else:
+        labels = np.asarray(labels)
+        if labels.ndim != 1 or labels.shape[0] != n:
+            raise ValueError(f"labels must have one entry per text ({n}), got shape {labels.shape}")
+    return _refine(n, P, v.astype(float), labels, max_iter, rates)
+
+
+#: what :func:`design_representatives` compares a new text with
+REPRESENTATIVES = ("first", "random")
+#: how :func:`design_representatives` chooses its extra pairs
+EXTRAS = ("uncertain", "random")
+
+
+def _uncertain_pairs(m, pairs, v, z, seen, budget, rng, rates=None) -> list[tuple[int, int]]:
+    """Up to ``budget`` new pairs, one for each of the texts whose cluster the verdicts settle least.
+
+    Each text's evidence for each cluster is the log-likelihood ratio of its
+    judged pairs with the cluster's members (plug-in p and q of the current
+    partition); a text whose own cluster leads the runner-up (another
+    cluster, or a cluster of its own) by the least is asked about a member of
+    the runner-up, or of its own cluster when that has the fewer verdicts.
+    """
+    ok = ~np.isnan(v)
+    P, w = pairs[ok], v[ok]
+    k = int(z.max()) + 1
+    same = z[P[:, 0]] == z[P[:, 1]]
+    p = (w[same].sum() + 1.0) / (same.sum() + 2.0)
+    q = (w[~same].sum() + 1.0) / ((~same).sum() + 2.0)
+    p, q = max(p, q + 1e-3), min(q, p - 1e-3)
+    if rates is not None:
+        p, q = (min(max(x, 1e-6), 1 - 1e-6) for x in rates)
+    w1, w0 = np.log(p / q), np.log((1 - p) / (1 - q))
+    r = np.concatenate([P[:, 0], P[:, 1]])
+    c = np.concatenate([P[:, 1], P[:, 0]])
+    ww = np.concatenate([w, w])
+    S = np.zeros((m, k))
+    N = np.zeros((m, k))
+    np.add.at(S, (r, z[c]), ww * w1 + (1 - ww) * w0)
+    np.add.at(N, (r, z[c]), 1.0)
+    size = np.bincount(z, minlength=k)
+    idx = np.arange(m)
+    own = S[idx, z]
+    other = S.copy()
+    other[idx, z] = -np.inf
+    alone = np.where(size[z] > 1, 0.0, -np.inf)  # a text of its own cluster leaves nothing to compare with
+    rival = np.argmax(other, axis=1)
+    best_other = np.maximum(other[idx, rival], alone)
+    margin = own - best_other
+    out: list[tuple[int, int]] = []
+    for i in np.argsort(margin + 1e-9 * rng.random(m), kind="stable"):
+        i = int(i)
+        targets = [int(z[i])] if size[z[i]] > 1 else []
+        if np.isfinite(other[i, rival[i]]) and other[i, rival[i]] >= alone[i]:
+            targets.append(int(rival[i]))
+        if len(targets) == 2 and N[i, targets[1]] < N[i, targets[0]]:
+            targets = targets[::-1]
+        for t in targets:
+            free = [j for j in np.flatnonzero(z == t) if j != i and (min(i, j), max(i, j)) not in seen]
+            if free:
+                j = int(free[int(rng.integers(len(free)))])
+                seen.add((min(i, j), max(i, j)))
+                out.append((i, j))
+                break
+        if len(out) >= budget:
+            break
+    return out
+
+
+def design_representatives(
+    judge,
+    texts,
+    *,
+    extra: int = 2,
+    representative: str = "first",
+    extras: str = "uncertain",
+    refine: bool = True,
+    rates=None,
+    order=None,
+    random_state=None,
+    collapse: bool = True,
+) -> DesignResult:
+    """Greedy comparison with cluster representatives, checked by random extra pairs.
+
+    Texts are visited in ``order``.  Each is compared with a representative
+    of the clusters found so far, the largest cluster first, and joins the
+    first one the judge accepts, else opens a new cluster (the greedy design
+    of Kuhn, Gal & Farquhar 2023, at most ``n K`` calls).  Then each text is
+    compared with ``extra`` further texts drawn at random among those it
+    was not yet compared with, and the partition is re-estimated from every
+    verdict with :func:`refine_partition`: a single wrong verdict, which the
+    greedy design never revisits, is outvoted by the others.
+
+    Parameters
+    ----------
+    judge : :class:`semvar.judges.Judge`
+    texts : sequence of str
+    extra : float, default 2
+        Extra pairs per text (``r``): ``round(r n)`` pairs after the greedy
+        pass; 0 asks only the greedy pairs.
+    extras : {"uncertain", "random"}, default "uncertain"
+        ``"uncertain"``: in rounds of ``n / 4`` pairs, each asked for a text
+        whose cluster the verdicts so far settle least, with a member of its
+        own cluster or of the cluster that competes for it most;
+        ``"random"``: each text with ``r`` texts drawn at random among those
+        it was not yet compared with, in one batch.
+    representative : {"first", "random"}, default "first"
+        Compare with the cluster's first member, or with a member drawn at
+        random for each comparison.
+    refine : bool, default True
+        Re-estimate the partition from all verdicts (:func:`refine_partition`);
+        False keeps the greedy labels.
+    rates : (float, float), optional
+        The judge's ``(p, q)`` if known, for :func:`refine_partition` (and to
+        weigh the evidence when choosing ``"uncertain"`` extra pairs).
+    order : array-like of int, optional
+        A permutation of the unique texts' indices.  Default: a random
+        permutation drawn from ``random_state``, or the given order when
+        ``random_state`` is None.
+    random_state : None, int or numpy.random.Generator
+    collapse : bool, default True
+        Judge exact duplicates once.
+
+    Returns
+    -------
+    DesignResult
+        ``design="representatives"``, the judged graph of the asked pairs,
+        and ``labels`` per text.
+
+    Raises
+    ------
+    ValueError
+        For empty ``texts``, ``extra < 0``, an unknown ``representative`` or ``extras``,
+        a non-boolean ``refine`` or ``collapse``, or an ``order`` that is not
+        a permutation.
+    TypeError
+        For a ``judge`` without a ``pairs`` method.
+
+    Notes
+    -----
+    With ``K`` clusters found the greedy pass asks at most ``n K`` pairs and
+    the extra pairs at most ``r n``: ``n (K + r)`` calls in all, against
+    ``n (n - 1) / 2`` for every pair.  The extra pairs are asked in one batch,
+    so a judge that answers requests concurrently answers them together.
+
+    Examples
+    --------
+    >>> from semvar.judges import OracleJudge
+    >>> r = design_representatives(OracleJudge([0, 1, 0, 1, 2, 0]), list("abcdef"), extra=1, random_state=0)
+    >>> int(r.labels.max()) + 1, r.calls <= 6 * (3 + 1)
+    (3, True)
+    """
+    _check_judge(judge)
+    texts, inverse, first = _prepare(texts, collapse)
+    extra = check_real(extra, "extra", low=0.0)
+    if representative not in REPRESENTATIVES:
+        raise ValueError(f"representative must be one of {REPRESENTATIVES}, got {show(representative)}")
+    if extras not in EXTRAS:
+        raise ValueError(f"extras must be one of {EXTRAS}, got {show(extras)}")
+    if not isinstance(refine, bool):
+        raise ValueError(f"refine must be True or False, got {refine!r}")
+    rates = _check_rates(rates)
+    m = first.shape[0]
+    rng = check_random_state(random_state)
+    if order is None:
+        order = np.arange(m) if random_state is None else rng.permutation(m)
+    else:
+        order = check_array(order, "order", ndim=1, dtype=np.int64)
+        if order.shape[0] != m or not np.array_equal(np.sort(order), np.arange(m)):
+            raise ValueError(f"order must be a permutation of 0..{m - 1}")
+    members: list[list[int]] = []
+    lab = np.full(m, -1, dtype=np.int64)
+    asked: list[tuple[int, int]] = []
+    verdicts: list[float] = []
+    seen: set[tuple[int, int]] = set()
+    for i in order:
+        i = int(i)
+        for c in sorted(range(len(members)), key=lambda c: (-len(members[c]), c)):  # largest cluster first
+            rep = members[c][0] if representative == "first" else members[c][int(rng.integers(len(members[c])))]
+            got = judge.pairs(texts, np.array([[first[rep], first[i]]], dtype=np.int64))
+            _, ok = split_verdicts(got, 1)
+            v = bool(np.ma.getdata(got)[0]) if ok[0] else None  # unjudged: not evidence of a difference
+            asked.append((rep, i))
+            seen.add((min(rep, i), max(rep, i)))
+            verdicts.append(np.nan if v is None else float(v))
+            if v:
+                lab[i] = c
+                members[c].append(i)
+                break
+        if lab[i] < 0:
+            lab[i] = len(members)
+            members.append([i])
+    _, lab = np.unique(lab, return_inverse=True)
+
+    def ask(more):
+        M = np.array(more, dtype=np.int64)
+        got = judge.pairs(texts, first[M])
+        vm, ok = split_verdicts(got, M.shape[0])
+        asked.extend(more)
+        verdicts.extend(np.where(ok, vm, np.nan).tolist())
+
+    budget = int(round(extra * m)) if m > 1 else 0
+    if budget and extras == "random":
+        more: list[tuple[int, int]] = []
+        each = np.full(m, int(extra))
+        each[: budget - int(each.sum())] += 1  # a fractional ``extra``: one more for the first texts visited
+        for i, count in zip(order, each):
+            i = int(i)
+            free = np.array([j for j in range(m) if j != i and (min(i, j), max(i, j)) not in seen], dtype=np.int64)
+            for j in rng.permutation(free)[:count]:
+                j = int(j)
+                seen.add((min(i, j), max(i, j)))
+                more.append((i, j))
+        if more:
+            ask(more)
+    elif budget:  # rounds of pairs for the texts whose cluster the verdicts so far settle least
+        step = max(1, m // 4)
+        while budget > 0:
+            v = np.array(verdicts, dtype=float)
+            more = _uncertain_pairs(m, np.array(asked, dtype=np.int64), v, lab, seen, min(step, budget), rng, rates)
+            if not more:
+                break
+            budget -= len(more)
+            ask(more)
+    pairs = np.array(asked, dtype=np.int64).reshape(-1, 2)
+    v = np.array(verdicts, dtype=float)
+    if refine and pairs.shape[0]:
+        lab = _refine(m, pairs, v, lab, 50, rates)
+    return _judged(judge, texts, first, pairs, "representatives", inverse, labels=lab[inverse], verdicts=v)
 
 
 # ---------------------------------------------------------------------------

@@ -32,9 +32,21 @@ held dense, its spectrum is computed once and shared by the rule that chooses
 ``K`` and the clustering, and k-means (ten restarts, as in the general
 path) is the numpy implementation of :mod:`semvar._kmeans` instead of
 :class:`sklearn.cluster.KMeans` (whose fixed cost per call dominates problems
-this small).  The results equal those of the
-general path whenever both k-means runs reach the optimum, which ten restarts
-do on such graphs; the tests compare the two on many random graphs.
+this small).  Both paths cluster through the one function
+:func:`semvar.spectral.spectral_clusters` (its ``kmeans="numpy"`` and
+``embedding`` options are the small-graph branch).  The results equal those
+of the general path whenever both k-means runs reach the optimum, which ten
+restarts do on such graphs; the tests compare the two on many random graphs
+(on a symmetric graph two partitions can both be optimal, and the two
+k-means may then pick different ones).
+
+Self-loops
+----------
+The diagonal of a judged graph is ignored: a self-loop ("a text means what
+it means") carries no information about which texts share a meaning, and
+counting it would make every text look connected to itself only.  So
+``graph_entropy(numpy.eye(n))`` is ``log n`` (no two texts judged
+equivalent), the same as for the zero matrix.
 
 Isolated texts in the pipeline
 ------------------------------
@@ -48,12 +60,15 @@ from __future__ import annotations
 
 import itertools
 import numbers
+import os
+import pickle
+import warnings
 from functools import lru_cache
 
 import numpy as np
 import scipy.sparse as sp
 
-from ._kmeans import kmeans
+from ._batched import auto_entropies
 from ._validation import (
     check_adjacency,
     check_int,
@@ -72,6 +87,7 @@ from .select_k import (
     KSelection,
     _auto,
     _bic,
+    _check_rule_weights,
     _dispatch,
     _eigengap,
     _icl,
@@ -80,12 +96,51 @@ from .select_k import (
     _one_thread,
     _split_isolated,
 )
-from .spectral import _embed, _spectral_clusters, canonical_labels
+from .spectral import canonical_labels, spectral_clusters
 
-__all__ = ["semantic_spectral_entropy", "semantic_spectral_entropies", "graph_entropy", "FAST_N"]
+__all__ = [
+    "semantic_spectral_entropy", "semantic_spectral_entropies", "graph_entropy", "BatchError", "BatchInputError",
+    "FAST_N",
+]
 
 #: Graphs of at most this many texts take the small-graph path (see the module notes).
 FAST_N = 300
+
+#: Batches of fewer prompts than this run in this process whatever ``n_jobs`` says (on joblib's
+#: local backends): starting workers costs more than such a batch.
+PARALLEL_MIN = 5000
+
+
+class BatchError(RuntimeError):
+    """A problem of :func:`semantic_spectral_entropies` failed; the results before it are kept.
+
+    Attributes
+    ----------
+    index : int
+        The index of the problem that failed (its position in ``problems``).
+    entropies : ndarray of float, shape (index,)
+        The entropies of problems ``0, ..., index - 1``.
+    k : ndarray of int, shape (index,)
+        Their chosen ``K``.
+    confidence : ndarray of float, shape (index,)
+        Their rules' confidence (NaN where there is none).
+
+    The exception that the problem raised is its ``__cause__``.
+    """
+
+    def __init__(self, message: str, index: int = -1, entropies=None, k=None, confidence=None):
+        super().__init__(message)
+        self.index = index
+        self.entropies = np.zeros(0) if entropies is None else entropies
+        self.k = np.zeros(0, dtype=np.int64) if k is None else k
+        self.confidence = np.zeros(0) if confidence is None else confidence
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.index, self.entropies, self.k, self.confidence))
+
+
+class BatchInputError(BatchError, ValueError):
+    """A :class:`BatchError` caused by an invalid problem (bad texts, judge, verdicts or ``k``)."""
 
 
 def semantic_spectral_entropy(
@@ -199,10 +254,13 @@ def graph_entropy(
     ----------
     adjacency : array-like or scipy sparse matrix of shape (n, n)
         Symmetric, non-negative, finite judged graph (``A_ij = 1``: texts
-        ``i`` and ``j`` judged equivalent), dense or sparse.
+        ``i`` and ``j`` judged equivalent), dense or sparse.  The diagonal
+        is ignored (see the module notes on self-loops).
     k : int or str, default "auto"
         Number of meanings, ``1 <= k <= n``; or the name of a rule that
-        chooses it from the graph (:data:`semvar.select_k.METHODS`).
+        chooses it from the graph (:data:`semvar.select_k.METHODS`).  The
+        rules "auto", "icl", "bic" and "consensus" read each entry as a
+        verdict and need weights in ``[0, 1]`` (see :mod:`semvar.select_k`).
     laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
         Spectral matrix; see :func:`semvar.spectral.spectral_embedding`.
     k_max : int, default 10
@@ -233,7 +291,8 @@ def graph_entropy(
     ValueError
         For a non-square, non-symmetric, negative or non-finite adjacency, an
         invalid ``k``, ``k_max``, ``laplacian``, ``tau``, ``observed`` or
-        ``random_state``, or a selection rule together with ``observed``.
+        ``random_state``, a selection rule together with ``observed``, or a
+        weight above 1 for a rule that reads weights as verdicts.
 
     See Also
     --------
@@ -258,9 +317,18 @@ def graph_entropy(
     >>> h, labels, sel = graph_entropy(B, return_labels=True, return_k=True, random_state=0)
     >>> labels.tolist(), sel.k, sel.n_singletons
     ([0, 0, 0, 1, 1, 1, 2], 3, 1)
+
+    Self-loops are ignored: thirty texts each equivalent only to itself are
+    thirty meanings.
+
+    >>> h, sel = graph_entropy(np.eye(30), return_k=True)
+    >>> sel.k, bool(np.isclose(h, np.log(30)))
+    (30, True)
     """
-    A = check_adjacency(adjacency)
+    A = _without_loops(check_adjacency(adjacency))
     k, k_max, rng = _check_k(k, k_max, A.shape[0], random_state)
+    if isinstance(k, str):
+        _check_rule_weights(A, k)
     check_laplacian(laplacian, tau=tau, observed=observed)
     _check_flags(return_labels=return_labels, return_k=return_k)
     if tau is not None:
@@ -287,6 +355,7 @@ def semantic_spectral_entropies(
     return_k: bool = False,
     chunk_size: int = 128,
     progress: bool = False,
+    errors: str = "raise",
 ):
     """Semantic spectral entropy of many prompts, each with its own texts and judge.
 
@@ -296,10 +365,13 @@ def semantic_spectral_entropies(
         One pair per prompt: the prompt's ``n_i`` texts and the judge to ask
         about their pairs (as for :func:`semantic_spectral_entropy`).  A
         generator is consumed lazily, so memory does not grow with the number
-        of prompts.
+        of prompts (with ``n_jobs`` other than 1, up to :data:`PARALLEL_MIN`
+        problems are read ahead to decide whether to start workers).
     k : int, str or sequence of int, default "auto"
         The number of meanings of every prompt, a rule name
-        (:data:`semvar.select_k.METHODS`), or one int per prompt.
+        (:data:`semvar.select_k.METHODS`), or one int per prompt (exactly
+        one per problem: a sequence shorter or longer than ``problems`` is
+        refused, for a generator as soon as the mismatch shows).
     k_max : int, default 10
         Largest ``K`` a rule may return (texts with a TRUE verdict).
     laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
@@ -308,7 +380,10 @@ def semantic_spectral_entropies(
         (-1: all); None: joblib's default, which a
         :func:`joblib.parallel_config` context sets (for a cluster:
         ``parallel_config(backend="dask")`` with a ``dask.distributed``
-        client, and ``n_jobs=-1``).
+        client, and ``n_jobs=-1``).  Never more workers than chunks of
+        prompts, nor, on joblib's local backends, than this machine's CPUs;
+        a batch of fewer than :data:`PARALLEL_MIN` prompts runs in this
+        process on the local backends (starting workers would cost more).
     random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, default None
         Turned into one :class:`numpy.random.SeedSequence` ``S``; prompt ``i``
         uses ``numpy.random.default_rng(S.spawn(m)[i])``, so every prompt's
@@ -321,6 +396,13 @@ def semantic_spectral_entropies(
         Prompts per task sent to a worker.
     progress : bool, default False
         Show a tqdm progress bar over the prompts.
+    errors : {"raise", "skip"}, default "raise"
+        What a problem that fails (an invalid problem, or a judge that
+        raises) does.  "raise": stop and raise a :class:`BatchError` that
+        names the problem's index and carries the results of every problem
+        before it (``.entropies``, ``.k``, ``.confidence``).  "skip": give
+        that problem a NaN entropy, ``K = 0`` and a NaN confidence, go on,
+        and warn at the end with the indices of the problems skipped.
 
     Returns
     -------
@@ -334,8 +416,16 @@ def semantic_spectral_entropies(
     ------
     ValueError
         For an invalid ``k``, ``k_max``, ``laplacian``, ``n_jobs``,
-        ``random_state`` or ``chunk_size``, or a prompt whose texts or judge
-        are invalid (the message names the prompt's index).
+        ``random_state``, ``chunk_size`` or ``errors``, or a ``k`` sequence
+        whose length is not the number of problems (both named).
+    BatchInputError
+        (a :class:`BatchError` and a :class:`ValueError`) With
+        ``errors="raise"``, for a problem whose texts, judge or verdicts are
+        invalid; the message names the problem's index.
+    BatchError
+        With ``errors="raise"``, for a problem whose judge raised; the
+        message names the problem's index and the judge's exception (its
+        ``__cause__``).
 
     See Also
     --------
@@ -347,7 +437,13 @@ def semantic_spectral_entropies(
     a fixed overhead of about a millisecond with joblib's process backend),
     results come back in order as they finish, and each worker limits BLAS
     to one thread.  Graphs of at most :data:`FAST_N` texts take the small-graph
-    path described in the module notes.
+    path described in the module notes; with ``k="auto"`` the prompts of a
+    chunk whose graphs have the same number of texts with an edge are solved
+    together on stacked arrays (one batched eigen-solve, the k-means
+    iterations of all of them as one array operation, the ICL as an array;
+    :mod:`semvar._batched`), with the same results bitwise as one prompt at
+    a time (``semvar.pipeline.BATCHED = False``), which the tests check on
+    every cell of chapter 4's small-n study.
 
     Examples
     --------
@@ -368,15 +464,18 @@ def semantic_spectral_entropies(
             raise ValueError("n_jobs must be a non-zero integer (-1: all cores) or None, got 0")
     chunk_size = check_int(chunk_size, "chunk_size", low=1)
     _check_flags(return_k=return_k, progress=progress)
+    if errors not in ("raise", "skip"):
+        raise ValueError(f"errors must be 'raise' or 'skip', got {show(errors)}")
     seq = _seed_sequence(random_state)
     if isinstance(problems, (str, bytes)) or not hasattr(problems, "__iter__"):
         raise ValueError(f"problems must be an iterable of (texts, judge) pairs, got {show(problems)}")
     total = len(problems) if hasattr(problems, "__len__") else None
     if k_list is not None and total is not None and len(k_list) != total:
-        raise ValueError(f"k must have one entry per problem ({total}), got {len(k_list)}")
-    items = zip(problems, k_list) if k_list is not None else ((p, k_all) for p in problems)
+        raise ValueError(f"k must have one entry per problem: got {len(k_list)} entries for {total} problems")
+    items = _with_k(problems, k_list, k_all)
+    n_jobs, items = _workers(n_jobs, items, total, chunk_size)
     chunks = _chunks(items, chunk_size)
-    args = (k_max, laplacian, seq.entropy, tuple(seq.spawn_key), seq.pool_size)
+    args = (k_max, laplacian, seq.entropy, tuple(seq.spawn_key), seq.pool_size, errors == "skip")
     if n_jobs == 1:
         results = (_solve_chunk(start, chunk, *args) for start, chunk in chunks)
     else:
@@ -387,22 +486,96 @@ def semantic_spectral_entropies(
         )
     from tqdm.auto import tqdm
 
-    h_parts, k_parts, c_parts = [], [], []
+    h_parts, k_parts, c_parts, skipped = [], [], [], []
     with tqdm(total=total, disable=not progress, desc="prompts", unit="prompt") as bar:
-        for h, ks, conf in results:
+        for h, ks, conf, failures in results:
             h_parts.append(h)
-            if return_k:  # otherwise only the entropies are kept: 8 bytes a prompt
-                k_parts.append(ks)
-                c_parts.append(conf)
+            k_parts.append(ks)  # 8 bytes a prompt; dropped at the end unless return_k
+            c_parts.append(conf)
             bar.update(h.size)
-    if k_list is not None and total is None:
-        done = sum(h.size for h in h_parts)
-        if done != len(k_list):
-            raise ValueError(f"k must have one entry per problem ({done}), got {len(k_list)}")
+            if failures and errors == "raise":
+                i, exc = failures[0]
+                if hasattr(results, "close"):
+                    results.close()
+                cls = BatchInputError if isinstance(exc, ValueError) else BatchError
+                raise cls(_failure_message(i, exc), i, _concat(h_parts, float), _concat(k_parts, np.int64),
+                          _concat(c_parts, float)) from exc
+            skipped.extend(failures)
+    if skipped:
+        shown = "; ".join(_failure_message(i, exc) for i, exc in skipped[:5])
+        more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
+        warnings.warn(
+            f"{len(skipped)} problem(s) failed and were skipped (entropy NaN, K 0): {shown}{more}",
+            RuntimeWarning, stacklevel=2,
+        )
     entropies = _concat(h_parts, float)
     if not return_k:
         return entropies
     return entropies, _concat(k_parts, np.int64), _concat(c_parts, float)
+
+
+def _failure_message(i: int, exc: BaseException) -> str:
+    text = str(exc)
+    where = f"problem {i}: "
+    if text.startswith(where):
+        return text
+    if isinstance(exc, ValueError):
+        return f"{where}{text}"
+    return f"{where}the judge or the solver raised {type(exc).__name__}: {text}"
+
+
+def _with_k(problems, k_list, k_all):
+    """``(problem, k)`` pairs; a ``k`` sequence that does not match ``problems`` in length is refused."""
+    if k_list is None:
+        for problem in problems:
+            yield problem, k_all
+        return
+    it = iter(problems)
+    i = 0
+    for problem in it:
+        if i == len(k_list):
+            rest = 1 + sum(1 for _ in it)
+            raise ValueError(
+                f"k must have one entry per problem: got {len(k_list)} entries for {len(k_list) + rest} problems"
+            )
+        yield problem, k_list[i]
+        i += 1
+    if i != len(k_list):
+        raise ValueError(f"k must have one entry per problem: got {len(k_list)} entries for {i} problems")
+
+
+_LOCAL_BACKENDS = ("LokyBackend", "MultiprocessingBackend", "ThreadingBackend", "SequentialBackend")
+
+
+def _workers(n_jobs, items, total, chunk_size: int):
+    """The number of workers to start (capped) and the items (a generator's first ones may have been read)."""
+    if n_jobs == 1:
+        return 1, items
+    from joblib.parallel import get_active_backend
+
+    backend, configured = get_active_backend()
+    local = type(backend).__name__ in _LOCAL_BACKENDS
+    if local and n_jobs is None:  # joblib's default: what parallel_config set, else one
+        n_jobs = 1 if configured is None else configured
+        if n_jobs == 1:
+            return 1, items
+    if local and total is None:
+        head = list(itertools.islice(items, PARALLEL_MIN))
+        total_seen = len(head)
+        items = itertools.chain(head, items)
+        if total_seen < PARALLEL_MIN:
+            total = total_seen
+    if local and total is not None and total < PARALLEL_MIN:
+        return 1, items
+    cap = None if total is None else max(1, -(-total // chunk_size))  # chunks
+    if local:
+        cpus = os.cpu_count() or 1
+        wanted = n_jobs if n_jobs > 0 else max(1, cpus + 1 + n_jobs)
+        cap = min(cpus, wanted) if cap is None else min(cap, cpus, wanted)
+        return (1 if cap == 1 else cap), items
+    if cap is not None and n_jobs is not None and (n_jobs < 0 or n_jobs > cap):
+        return cap if cap > 1 else 1, items
+    return n_jobs, items
 
 
 def _concat(parts, dtype) -> np.ndarray:
@@ -479,32 +652,86 @@ def _chunks(items, size: int):
         start += len(chunk)
 
 
-def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size):
-    """Solve the problems of one chunk; problem ``start + j`` gets child ``start + j`` of the seed sequence."""
+def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, skip=False):
+    """Solve the problems of one chunk; problem ``start + j`` gets child ``start + j`` of the seed sequence.
+
+    Returns ``(h, k, confidence, failures)``; ``failures`` lists ``(index, exception)``.  Without
+    ``skip`` the chunk stops at its first failure and the arrays hold the problems before it.
+    Small graphs with ``k="auto"`` are solved together by :mod:`semvar._batched` (the same results
+    as one at a time).
+    """
     m = len(chunk)
-    h = np.empty(m)
-    ks = np.empty(m, dtype=np.int64)
+    h = np.full(m, np.nan)
+    ks = np.zeros(m, dtype=np.int64)
     conf = np.full(m, np.nan)
+    failures = []
+    queued = []  # (j, graph, rng) for the batched engine
+    stop = m
     with _one_thread():
         for j, ((problem, k), i) in enumerate(zip(chunk, range(start, start + m))):
-            where = f"problem {i}: "
             try:
-                texts, judge = problem
-            except (TypeError, ValueError):
-                raise ValueError(f"{where}each problem must be a (texts, judge) pair, got {show(problem)}") from None
-            try:
-                texts = check_texts(texts)
-            except ValueError as exc:
-                raise ValueError(f"{where}{exc}") from None
-            _check_judge(judge, where)
-            if not isinstance(k, str) and k > len(texts):
-                raise ValueError(f"{where}k must be <= the number of texts ({len(texts)}), got {k}")
-            seq = np.random.SeedSequence(entropy, spawn_key=spawn_key + (i,), pool_size=pool_size)
-            hj, _, sel = _one_problem(texts, judge, k, k_max, laplacian, np.random.default_rng(seq))
-            h[j], ks[j] = hj, sel.k
-            if sel.confidence is not None:
-                conf[j] = sel.confidence
-    return h, ks, conf
+                A, rng = _judge_problem(problem, k, i, entropy, spawn_key, pool_size)
+                if k == "auto" and laplacian == "normalized" and A.shape[0] <= FAST_N and _batched_ok():
+                    queued.append((j, A, rng))
+                    continue
+                hj, _, sel = _entropy_of_graph(A, k, k_max, laplacian, None, None, rng)
+            except Exception as exc:  # noqa: BLE001 - a judge may raise anything; it is reported with its index
+                failures.append((i, _picklable(exc)))
+                if not skip:
+                    stop = j
+                    break
+                continue
+            h[j], ks[j], conf[j] = hj, sel.k, (np.nan if sel.confidence is None else sel.confidence)
+        if queued:
+            done = auto_entropies([A for _, A, _ in queued], [rng for _, _, rng in queued], k_max)
+            for (j, A, rng), res in zip(queued, done):
+                if res is None:  # a core too small for the rule: the per-problem path
+                    hj, _, sel = _entropy_of_graph(A, "auto", k_max, laplacian, None, None, rng)
+                    res = (hj, sel.k, np.nan if sel.confidence is None else sel.confidence)
+                h[j], ks[j], conf[j] = res
+    if stop < m:
+        return h[:stop], ks[:stop], conf[:stop], failures
+    return h, ks, conf, failures
+
+
+#: Whether :func:`semantic_spectral_entropies` solves small ``k="auto"`` problems together (see :mod:`semvar._batched`).
+BATCHED = True
+_CLUSTERING = spectral_clusters  # the function the batched engine reproduces
+
+
+def _batched_ok() -> bool:
+    """The batched engine stands in for :func:`semvar.spectral.spectral_clusters` only while that is the function
+    it reproduces: a replaced clustering reaches every prompt through the per-problem path."""
+    return BATCHED and spectral_clusters is _CLUSTERING
+
+
+def _picklable(exc: BaseException) -> BaseException:
+    """``exc``, or a RuntimeError with its text when it cannot travel back from a worker process."""
+    try:
+        pickle.loads(pickle.dumps(exc))
+    except Exception:  # noqa: BLE001 - any failure to round-trip means: send the text instead
+        return RuntimeError(f"{type(exc).__name__}: {exc}")
+    return exc
+
+
+def _judge_problem(problem, k, i, entropy, spawn_key, pool_size):
+    """Check one problem of a batch and judge its pairs: ``(graph, generator)``."""
+    where = f"problem {i}: "
+    try:
+        texts, judge = problem
+    except (TypeError, ValueError):
+        raise ValueError(f"{where}each problem must be a (texts, judge) pair, got {show(problem)}") from None
+    try:
+        texts = check_texts(texts)
+    except ValueError as exc:
+        raise ValueError(f"{where}{exc}") from None
+    _check_judge(judge, where)
+    if not isinstance(k, str) and k > len(texts):
+        raise ValueError(f"{where}k must be <= the number of texts ({len(texts)}), got {k}")
+    seq = np.random.SeedSequence(entropy, spawn_key=spawn_key + (i,), pool_size=pool_size)
+    # small graphs dense (no sparse assembly); large ones sparse, as judge_graph builds them
+    A = _judged_graph(judge, texts) if len(texts) <= FAST_N else judge_graph(judge, texts)
+    return A, np.random.default_rng(seq)
 
 
 # --------------------------------------------------------------------------- one problem
@@ -542,6 +769,20 @@ def _given(k: int) -> KSelection:
     return KSelection(k=k, candidates=np.array([k]), losses=np.zeros(1), method="given")
 
 
+def _without_loops(A):
+    """A checked adjacency without its diagonal (a copy when it had one; see the module notes)."""
+    if sp.issparse(A):
+        if A.nnz and np.any(A.diagonal() != 0):
+            A = A.copy()
+            A.setdiag(0.0)
+            A.eliminate_zeros()
+        return A
+    if A.shape[0] and np.any(np.diagonal(A) != 0):
+        A = A.copy()
+        np.fill_diagonal(A, 0.0)
+    return A
+
+
 def _entropy_of_graph(A, k, k_max: int, laplacian: str, tau, O, rng):
     """Steps 2-4 on a checked graph: choose K if asked, cluster, take the entropy; returns (h, labels, selection)."""
     n = A.shape[0]
@@ -549,24 +790,28 @@ def _entropy_of_graph(A, k, k_max: int, laplacian: str, tau, O, rng):
     if fast and sp.issparse(A):
         A = A.toarray()
     if not isinstance(k, str):
-        sel = _given(k)
-        if k == 1:
-            labels = np.zeros(n, dtype=np.int64)
-        elif fast:
-            U = _embed(A, k, laplacian, None, None)
-            seed = int(rng.integers(2**31 - 1))
-            labels = canonical_labels(kmeans(U, k, np.random.default_rng(seed))[0])
-        else:
-            labels = _spectral_clusters(A, k, laplacian, 10, rng, tau, O)
-        return empirical_entropy(labels), labels, sel
+        labels = spectral_clusters(A, k, laplacian=laplacian, n_init=10, random_state=rng, tau=tau, observed=O,
+                                   check_input=False, kmeans="numpy" if fast else "sklearn")
+        return empirical_entropy(labels), labels, _given(k)
     return _rule_entropy(A, k, k_max, laplacian, tau, rng, fast)
+
+
+def _split_sparse(A):
+    """:func:`semvar.select_k._split_isolated` for a sparse graph: only the core (texts with an edge) is made dense."""
+    keep = np.asarray(A.sum(axis=1)).ravel() > 0
+    m = int(A.shape[0] - np.count_nonzero(keep))
+    core_sparse = A if m == 0 else sp.csr_array(A[keep][:, keep])
+    return core_sparse.toarray(), core_sparse, keep, m
 
 
 def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bool):
     """Choose K with rule ``method``; isolated texts are singletons; cluster the rest into K - (their number)."""
     n = A.shape[0]
-    dense = A.toarray() if sp.issparse(A) else A
-    core, keep, m = _split_isolated(dense)
+    if sp.issparse(A):  # isolated texts set aside before anything is made dense
+        core, core_sparse, keep, m = _split_sparse(A)
+    else:
+        core, keep, m = _split_isolated(A)
+        core_sparse = None
     nc = core.shape[0]
     spectrum = None
     if n < 3:
@@ -578,31 +823,44 @@ def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bo
         if fast and nc >= 3 and method in ("auto", "icl", "bic", "eigengap"):
             spectrum = _normalized_top(core, min(kmax, nc - 1) + 1)
             if method == "auto":
-                sel = _auto(dense, kmax, spectrum)
+                sel = _auto(A, kmax, spectrum)
             elif method == "icl":
-                sel = _icl(dense, kmax, "judge", spectrum)
+                sel = _icl(A, kmax, "judge", spectrum)
             elif method == "bic":
-                sel = _bic(dense, kmax, "judge", spectrum)
+                sel = _bic(A, kmax, "judge", spectrum)
             else:
-                sel = _eigengap(dense, kmax, False, None, spectrum)
+                sel = _eigengap(A, kmax, False, None, spectrum)
+        elif core_sparse is not None:
+            sel = _with_singletons(_dispatch(core, method, kmax, rng), m)
         else:
-            sel = _dispatch(dense, method, kmax, rng)
+            sel = _dispatch(A, method, kmax, rng)
     kc = sel.k - m
     labels = np.empty(n, dtype=np.int64)
     labels[~keep] = kc + np.arange(m)
     if nc:
-        labels[keep] = _core_labels(A, core, keep, kc, sel, laplacian, tau, rng, fast, spectrum)
+        labels[keep] = _core_labels(core, core_sparse, kc, laplacian, tau, rng, fast, spectrum)
     labels = canonical_labels(labels)
     return empirical_entropy(labels), labels, sel
 
 
-def _core_labels(A, core, keep, kc: int, sel, laplacian, tau, rng, fast: bool, spectrum):
+def _with_singletons(sel: KSelection, m: int) -> KSelection:
+    """A rule's answer for the core of a graph, turned into the answer for the graph with ``m`` isolated texts."""
+    if m:
+        sel.k += m
+        sel.candidates = sel.candidates + m
+        sel.n_singletons = m
+        if "votes" in sel.details:  # consensus: each rule's answer for the whole graph
+            sel.details["votes"] = {rule: v + m for rule, v in sel.details["votes"].items()}
+    return sel
+
+
+def _core_labels(core, core_sparse, kc: int, laplacian, tau, rng, fast: bool, spectrum):
     """Algorithm 1's clusters of the texts with an edge, into ``kc`` groups."""
     if kc <= 1:
         return np.zeros(core.shape[0], dtype=np.int64)
     if fast:
-        U = spectrum[1][:, :kc] if spectrum is not None and spectrum[1].shape[1] >= kc else _embed(core, kc, laplacian, None, None)
-        seed = int(rng.integers(2**31 - 1))
-        return kmeans(U, kc, np.random.default_rng(seed))[0]
-    sub = core if not sp.issparse(A) else sp.csr_array(A[keep][:, keep])
-    return _spectral_clusters(sub, kc, laplacian, 10, rng, tau, None)
+        U = spectrum[1] if spectrum is not None and spectrum[1].shape[1] >= kc else None
+        return spectral_clusters(core, kc, n_init=10, random_state=rng, check_input=False, kmeans="numpy",
+                                 embedding=U)
+    sub = core if core_sparse is None else core_sparse
+    return spectral_clusters(sub, kc, laplacian=laplacian, n_init=10, random_state=rng, tau=tau, check_input=False)

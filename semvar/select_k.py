@@ -56,6 +56,19 @@ A core too small for a rule (fewer than three texts; four for NCV) has as many
 meanings as connected components.  So a graph without any edge has ``n``
 meanings, and :func:`semvar.pipeline.graph_entropy` puts each isolated text in a
 cluster of its own.
+
+Self-loops and weights
+----------------------
+The diagonal is ignored: ``A_ii`` ("a text means what it means") says
+nothing about which texts share a meaning, and counting it would make every
+text look connected.  The likelihood rules (:func:`icl`, :func:`bic`,
+:func:`auto`, and :func:`consensus` when it asks one of them) read each
+entry as a verdict, the share of TRUE answers for the pair: weights must lie
+in ``[0, 1]`` (a mean of repeated verdicts is fine); a larger weight is
+refused with a message, since it has no reading as a verdict.  Rescale such
+a graph (``A / A.max()``) or threshold it first.  The spectral rules
+(:func:`eigengap`, :func:`bethe_hessian`) and the cross-validation rules
+accept any non-negative weights.
 """
 
 from __future__ import annotations
@@ -151,8 +164,37 @@ def _dense(A) -> np.ndarray:
     return A.toarray() if sp.issparse(A) else np.asarray(A, dtype=float)
 
 
+def _no_loops(A: np.ndarray) -> np.ndarray:
+    """``A`` with a zero diagonal (a copy when it had self-loops; see the module notes)."""
+    if A.shape[0] and np.any(np.diagonal(A) != 0):
+        A = A.copy()
+        np.fill_diagonal(A, 0.0)
+    return A
+
+
+#: Rules that read the adjacency's entries as verdicts (weights in [0, 1]).
+_VERDICT_RULES = ("icl", "bic", "auto")
+
+
+def _check_verdicts(A, method: str, via: str | None = None) -> None:
+    """Refuse weights above 1 for a rule that reads entries as verdicts (see the module notes)."""
+    top = (A.data.max() if A.nnz else 0.0) if sp.issparse(A) else (A.max() if A.size else 0.0)
+    if top > 1.0:
+        who = f"rule {method!r}" if via is None else f"rule {via!r} asks {method!r}, which"
+        raise ValueError(
+            f"{who} reads the adjacency's entries as verdicts, shares of TRUE answers in [0, 1], "
+            f"but the largest weight is {float(top):.6g}; rescale the graph (A / A.max()) or threshold it, "
+            "or use a rule that accepts any weights (eigengap, bethe_hessian, ncv, ecv)"
+        )
+
+
+def _graph(adjacency, name: str = "adjacency") -> np.ndarray:
+    """A checked adjacency, dense, without self-loops."""
+    return _no_loops(_dense(check_adjacency(adjacency, name)))
+
+
 def _check_common(adjacency, k_max):
-    A = _dense(check_adjacency(adjacency))
+    A = _graph(adjacency)
     n = A.shape[0]
     if n < 3:
         raise ValueError(f"adjacency must have at least 3 nodes to choose K, got {n}")
@@ -758,7 +800,8 @@ def icl(adjacency, k_max: int, *, model: str = "judge") -> KSelection:
     Raises
     ------
     ValueError
-        For an invalid adjacency, ``k_max`` outside ``[1, n)`` or an unknown ``model``.
+        For an invalid adjacency, ``k_max`` outside ``[1, n)``, an unknown
+        ``model``, or a weight above 1 (see the module notes).
 
     Notes
     -----
@@ -808,6 +851,7 @@ def icl(adjacency, k_max: int, *, model: str = "judge") -> KSelection:
     """
     A, n, k_max = _check_common(adjacency, k_max)
     _check_model(model)
+    _check_verdicts(A, "icl")
     with _one_thread():
         return _icl(A, k_max, model)
 
@@ -833,7 +877,8 @@ def bic(adjacency, k_max: int, *, model: str = "judge") -> KSelection:
     Raises
     ------
     ValueError
-        For an invalid adjacency, ``k_max`` outside ``[1, n)`` or an unknown ``model``.
+        For an invalid adjacency, ``k_max`` outside ``[1, n)``, an unknown
+        ``model``, or a weight above 1 (see the module notes).
 
     Notes
     -----
@@ -858,6 +903,7 @@ def bic(adjacency, k_max: int, *, model: str = "judge") -> KSelection:
     """
     A, n, k_max = _check_common(adjacency, k_max)
     _check_model(model)
+    _check_verdicts(A, "bic")
     with _one_thread():
         return _bic(A, k_max, model)
 
@@ -991,7 +1037,8 @@ def consensus(adjacency, k_max: int, *, methods=_CONSENSUS, random_state=None) -
     Raises
     ------
     ValueError
-        For an invalid adjacency, ``k_max`` outside ``[1, n)`` or ``methods``.
+        For an invalid adjacency, ``k_max`` outside ``[1, n)`` or ``methods``,
+        or a weight above 1 when ``methods`` holds "icl", "bic" or "auto".
 
     Examples
     --------
@@ -1003,6 +1050,9 @@ def consensus(adjacency, k_max: int, *, methods=_CONSENSUS, random_state=None) -
     """
     A, n, k_max = _check_common(adjacency, k_max)
     methods = _check_methods(methods)
+    for m in methods:
+        if m in _VERDICT_RULES:
+            _check_verdicts(A, m, "consensus")
     rng = check_random_state(random_state)
     with _one_thread():
         return _consensus(A, k_max, methods, rng)
@@ -1055,7 +1105,8 @@ def auto(adjacency, k_max: int = 10) -> KSelection:
     Raises
     ------
     ValueError
-        For an invalid adjacency or ``k_max``, or fewer than 3 texts.
+        For an invalid adjacency or ``k_max``, fewer than 3 texts, or a
+        weight above 1 (the rule reads weights as verdicts; see the module notes).
 
     Notes
     -----
@@ -1087,11 +1138,12 @@ def auto(adjacency, k_max: int = 10) -> KSelection:
     >>> sel.k, sel.details["rule"], round(sel.confidence, 2)
     (3, 'icl', 1.0)
     """
-    A = _dense(check_adjacency(adjacency))
+    A = _graph(adjacency)
     n = A.shape[0]
     if n < 3:
         raise ValueError(f"adjacency must have at least 3 nodes to choose K, got {n}")
     k_max = min(check_int(k_max, "k_max", low=1), n - 1)
+    _check_verdicts(A, "auto")
     with _one_thread():
         return _auto(A, k_max)
 
@@ -1204,6 +1256,15 @@ def choose_k(
     if n < 3:
         raise ValueError(f"adjacency must have at least 3 nodes to choose K, got {n}")
     rng = check_random_state(random_state)
+    A = _no_loops(_dense(A))
+    _check_rule_weights(A, method)
     with _one_thread():
-        res = _dispatch(_dense(A), method, min(k_max, n - 1), rng)
+        res = _dispatch(A, method, min(k_max, n - 1), rng)
     return res if return_selection else int(res)
+
+
+def _check_rule_weights(A, method: str) -> None:
+    """:func:`_check_verdicts` for rule ``method`` with its defaults (consensus: the rules it asks)."""
+    for m in _CONSENSUS if method == "consensus" else (method,):
+        if m in _VERDICT_RULES:
+            _check_verdicts(A, m, "consensus" if method == "consensus" else None)

@@ -35,6 +35,7 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as sla
 from sklearn.cluster import KMeans
 
+from ._kmeans import kmeans as _numpy_kmeans
 from ._validation import (
     check_adjacency,
     check_int,
@@ -339,6 +340,14 @@ def _embed(A, k: int, laplacian: str, tau, O) -> np.ndarray:
     """spectral_embedding on checked input (``O`` a checked 0/1 mask or None)."""
     n = A.shape[0]
     deg = _degrees(A)
+    if laplacian != "regularized" and sp.issparse(A) and A.nnz == 0:
+        # no edge: the matrix is zero (every eigenvalue tied); the tie convention of the dense path,
+        # without forming the n x n matrix (an iterative solver cannot start on a zero operator)
+        kk = k - 1 if laplacian == "centered" else k
+        if kk >= 1 and not _use_dense(n, kk, OPERATOR_DENSE_LIMIT if laplacian == "centered" else DENSE_LIMIT):
+            if laplacian == "normalized":
+                _inv_sqrt_degrees(deg, warn=True)
+            return _fix_signs(_probe_basis(n, kk))
     if laplacian == "regularized":
         s, c = _regularizer(n, deg, tau)
         if _use_dense(n, k, OPERATOR_DENSE_LIMIT):
@@ -391,7 +400,7 @@ def _eigvecs(M, k: int, *, largest: bool) -> np.ndarray:
             M = M @ np.eye(n)
         else:
             v0 = np.ones(n) / np.sqrt(n) + np.cos(np.arange(n)) / (2 * np.sqrt(n))
-            vals, vecs = sla.eigsh(M, k=k, which="LA" if largest else "SA", v0=v0)
+            vals, vecs = _eigsh(M, k, largest, v0)
             order = np.argsort(vals, kind="stable")
             if largest:
                 order = order[::-1]
@@ -401,11 +410,36 @@ def _eigvecs(M, k: int, *, largest: bool) -> np.ndarray:
         return _fix_signs(_dense_eigvecs(dense, k, largest))
     M = sp.csr_array(M)
     v0 = np.ones(n) / np.sqrt(n)
-    vals, vecs = sla.eigsh(M, k=k, which="LA" if largest else "SA", v0=v0)
+    vals, vecs = _eigsh(M, k, largest, v0)
     order = np.argsort(vals, kind="stable")
     if largest:
         order = order[::-1]
     return _fix_signs(vecs[:, order])
+
+
+def _eigsh(M, k: int, largest: bool, v0: np.ndarray):
+    """ARPACK's Lanczos solver, its failures turned into a message that says what to do."""
+    try:
+        return sla.eigsh(M, k=k, which="LA" if largest else "SA", v0=v0)
+    except (sla.ArpackError, sla.ArpackNoConvergence) as exc:
+        raise ValueError(
+            f"the iterative eigensolver failed on this graph of {M.shape[0]} nodes for k = {k} ({exc}); "
+            "this happens when the graph has many more connected components than k (isolated texts, "
+            "for instance), which leave the k-th eigenvalue tied: choose K with a rule "
+            "(semvar.pipeline.graph_entropy with k='auto' gives each isolated text a meaning of its own), "
+            "or cluster the texts that have an edge"
+        ) from None
+
+
+def _probe_basis(n: int, r: int) -> np.ndarray:
+    """Orthonormalised fixed probe vectors: the tie convention's columns when the whole space is tied."""
+    Q, R = np.linalg.qr(_probes(n, r))
+    return Q * np.where(np.diag(R) < 0, -1.0, 1.0)
+
+
+def _probes(n: int, r: int) -> np.ndarray:
+    # fixed, generic probes: cosines at incommensurate frequencies (no random stream involved)
+    return np.cos(np.outer(np.arange(1, n + 1), np.sqrt(np.arange(2, r + 2)) * np.pi / 7))
 
 
 def _dense_eigvecs(dense: np.ndarray, k: int, largest: bool) -> np.ndarray:
@@ -448,8 +482,7 @@ def _settle_tie(vals: np.ndarray, vecs: np.ndarray, k: int, tol: float) -> np.nd
     a, b = int(tied[0]), int(tied[-1]) + 1
     n, r = vecs.shape[0], k - a
     W = vecs[:, a:b]
-    # fixed, generic probes: cosines at incommensurate frequencies (no random stream involved)
-    probes = np.cos(np.outer(np.arange(1, n + 1), np.sqrt(np.arange(2, r + 2)) * np.pi / 7))
+    probes = _probes(n, r)
     Q, R = np.linalg.qr(W @ (W.T @ probes))
     Q = Q * np.where(np.diag(R) < 0, -1.0, 1.0)
     return np.hstack([vecs[:, :a], Q])
@@ -474,6 +507,8 @@ def spectral_clusters(
     tau=None,
     observed=None,
     check_input: bool = True,
+    kmeans: str = "sklearn",
+    embedding=None,
 ) -> np.ndarray:
     """Cluster the nodes of a judged graph into ``k`` groups (Liu 2025, Algorithm 1).
 
@@ -502,6 +537,20 @@ def spectral_clusters(
         symmetric, finite and non-negative, and ``observed`` a 0/1 mask that
         covers every edge, as :func:`semvar.pipeline.graph_entropy` passes
         them.  The other arguments are always checked.
+    kmeans : {"sklearn", "numpy"}, default "sklearn"
+        The k-means run on the embedding's rows: :class:`sklearn.cluster.KMeans`,
+        or the numpy implementation of :mod:`semvar._kmeans` (the same
+        algorithm, k-means++ seeding and ``n_init`` restarts, without
+        scikit-learn's fixed cost per call, which dominates graphs of a few
+        dozen texts; :mod:`semvar.pipeline` uses it for graphs of at most
+        :data:`semvar.pipeline.FAST_N` texts).  Both draw one seed from
+        ``random_state``; their partitions agree whenever both reach the
+        k-means optimum, but they are different random streams.
+    embedding : array-like of shape (n, d) with ``d >= k``, optional
+        Rows of the graph's leading eigenvectors computed already (for
+        example by a rule that chose ``k`` from the same spectrum); its first
+        ``k`` columns are clustered instead of :func:`spectral_embedding`'s.
+        None: computed here.
 
     Returns
     -------
@@ -513,11 +562,24 @@ def spectral_clusters(
     ValueError
         For a non-square, non-symmetric, negative or non-finite adjacency, or
         ``k`` outside ``[1, n]``, or a bad ``laplacian``, ``n_init``,
-        ``random_state``, ``tau`` or ``observed``.
+        ``random_state``, ``tau``, ``observed``, ``kmeans`` or ``embedding``;
+        or a sparse graph above :data:`DENSE_LIMIT` texts on which the
+        iterative eigensolver does not converge (the message says why and
+        what to do).
 
     See Also
     --------
     semvar.pipeline.graph_entropy : the entropy of these clusters' sizes.
+
+    Notes
+    -----
+    A graph with no edge at all carries no information about meanings:
+    every ``k``-partition fits it equally well.  Its spectral matrix is zero,
+    and the clusters follow the convention for tied eigenvalues described in
+    :func:`spectral_embedding` (on every path, sparse ones included), with a
+    warning that the nodes have no edges.  To read each isolated text as a
+    meaning of its own, choose ``K`` with a rule
+    (:func:`semvar.pipeline.graph_entropy` with ``k="auto"``).
 
     Examples
     --------
@@ -542,15 +604,37 @@ def spectral_clusters(
     if tau is not None:
         tau = check_real(tau, "tau", low=0.0)
     O = observed if observed is None or not check_input else check_observed(observed, A)
-    return _spectral_clusters(A, k, laplacian, n_init, rng, tau, O)
+    if kmeans not in _KMEANS:
+        raise ValueError(f"kmeans must be one of {_KMEANS}, got {kmeans!r}")
+    if embedding is not None:
+        embedding = _check_embedding(embedding, n, k)
+    return _spectral_clusters(A, k, laplacian, n_init, rng, tau, O, kmeans, embedding)
 
 
-def _spectral_clusters(A, k: int, laplacian: str, n_init: int, rng, tau, O) -> np.ndarray:
+_KMEANS = ("sklearn", "numpy")
+
+
+def _check_embedding(embedding, n: int, k: int) -> np.ndarray:
+    U = np.asarray(embedding)
+    if U.ndim != 2 or U.shape[0] != n or U.shape[1] < k or U.dtype.kind not in "biuf":
+        raise ValueError(
+            f"embedding must be a numeric array of shape (n, d) with n = {n} and d >= k = {k}, "
+            f"got {'shape ' + str(U.shape) if U.ndim else repr(embedding)}"
+        )
+    if not np.all(np.isfinite(U)):
+        raise ValueError("embedding contains NaN or infinite values")
+    return U.astype(float, copy=False)
+
+
+def _spectral_clusters(A, k: int, laplacian: str, n_init: int, rng, tau, O, kmeans: str = "sklearn",
+                       embedding=None) -> np.ndarray:
     """spectral_clusters on checked input."""
     if k == 1:
         return np.zeros(A.shape[0], dtype=np.int64)
-    U = _embed(A, k, laplacian, tau, O)
+    U = _embed(A, k, laplacian, tau, O) if embedding is None else embedding[:, :k]
     seed = int(rng.integers(2**31 - 1))
+    if kmeans == "numpy":
+        return canonical_labels(_numpy_kmeans(U, k, np.random.default_rng(seed), n_init=n_init)[0])
     km = KMeans(n_clusters=k, n_init=n_init, random_state=seed)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="Number of distinct clusters")
