@@ -238,8 +238,27 @@ def _check_design_size(spec: str, n: int) -> None:
         )
 
 
+def _reps_extra(spec: str) -> int | None:
+    """R of '--pairs reps:R' (extra pairs per text), None for the other designs; a bad R raises."""
+    if not spec.startswith("reps:"):
+        return None
+    try:
+        r = int(spec.split(":", 1)[1])
+    except ValueError:
+        r = -1
+    if not 0 <= r <= 1000:
+        raise ValueError(f"--pairs reps:R needs a whole number of extra pairs per text R in [0, 1000], got {spec!r}")
+    return r
+
+
 def _pair_design(spec: str, n: int, seed: int):
-    """The pairs to judge: 'all' (i < j), 'ordered' (i != j, both orders), or 'sample:S'."""
+    """The pairs to judge: 'all' (i < j), 'ordered' (i != j, both orders), or 'sample:S'.
+
+    For 'reps:R' the pairs are chosen while judging (:func:`semvar.graph.design_representatives`),
+    so there is no list up front: None.
+    """
+    if _reps_extra(spec) is not None:
+        return None
     import numpy as np
 
     from .graph import all_pairs
@@ -259,7 +278,8 @@ def _pair_design(spec: str, n: int, seed: int):
         P = all_pairs(n)
         keep = np.random.default_rng(seed).random(P.shape[0]) < s
         return P[keep]
-    raise ValueError(f"--pairs must be 'all', 'ordered' or 'sample:S' with S in (0, 1], got {spec!r}")
+    raise ValueError(f"--pairs must be 'all', 'ordered', 'sample:S' with S in (0, 1] or 'reps:R' with R >= 0, "
+                     f"got {spec!r}")
 
 
 def _relation_report(n: int, pairs, verdicts) -> dict:
@@ -544,8 +564,16 @@ def _cmd_judge(args) -> int:
                 f"{args.texts}, line {number}: the text holds the line {forged!r}, which is also a line of the "
                 "prompt; pasted into it, the prompt would no longer say where the text ends. Reword that line."
             )
+    design = None
     try:
-        verdicts = judge.pairs(distinct, pairs)
+        if pairs is None:  # --pairs reps:R: each text against one representative per meaning, plus R checks
+            from .graph import design_representatives
+
+            design = design_representatives(judge, distinct, extra=_reps_extra(args.pairs),
+                                            random_state=args.seed, collapse=False)
+            pairs, verdicts = design.pairs, np.ma.masked_invalid(design.verdicts).astype(bool)
+        else:
+            verdicts = judge.pairs(distinct, pairs)
     except (LLMJudgeError, CacheError) as exc:
         judge.close()
         return fail(str(exc))
@@ -573,11 +601,17 @@ def _cmd_judge(args) -> int:
     if laplacian is None:
         # a sampled design leaves most pairs unasked: centring on the asked pairs
         # is what recovers the clusters there (chapter 6); a full design uses Algorithm 1 as printed
-        laplacian = "centered" if str(args.pairs).startswith("sample") else "normalized"
-    try:
-        k, k_method, clusters_auto = _choose_k(args, A, n_u, laplacian)
-    except ValueError as exc:
-        return fail(str(exc))
+        laplacian = "centered" if str(args.pairs).startswith(("sample", "reps")) else "normalized"
+    if design is not None and args.k == "auto" and design.labels is not None:
+        # the design has already estimated the partition from every verdict it asked for
+        clusters_auto = np.asarray(design.labels, dtype=np.int64)
+        k = int(clusters_auto.max()) + 1 if clusters_auto.size else 1
+        k_method = f"reps: the design's own partition (greedy pass, {_reps_extra(args.pairs)} checks per text, refined)"
+    else:
+        try:
+            k, k_method, clusters_auto = _choose_k(args, A, n_u, laplacian)
+        except ValueError as exc:
+            return fail(str(exc))
     import warnings
 
     if clusters_auto is not None:
@@ -677,7 +711,9 @@ def _register_judge(sub) -> None:
         "--pairs",
         default="all",
         help="'all' (each unordered pair once, n(n-1)/2 calls), 'ordered' (both orders, n(n-1) calls, as the "
-        "paper), or 'sample:S' (each unordered pair with probability S)",
+        "paper), 'sample:S' (each unordered pair with probability S), or 'reps:R' (each text against one "
+        "representative per meaning found so far, plus R checking pairs per text, at most n(K + R) calls; "
+        "chapter 6 measures its error against its calls)",
     )
     jp.add_argument(
         "--k", default="auto",

@@ -169,3 +169,25 @@ def test_bad_command_lines(tmp_path, capsys, content, extra, match):
                  "--out", str(tmp_path / "r.json"), *extra])
     assert code == 2
     assert re.search(match, capsys.readouterr().err)
+
+
+def test_representatives_design_asks_few_pairs_and_finds_the_meanings(tmp_path, capsys):
+    sizes = [8, 6, 4, 2]
+    texts, labels = write_texts(tmp_path / "texts.jsonl", sizes)
+    n, K, R = len(texts), len(sizes), 2
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        code, res = run(["--pairs", f"reps:{R}", "--seed", "3"], ep, tmp_path)
+    assert code == 0, capsys.readouterr().err
+    # a perfect judge: the design's partition is the truth, with at most n (K + R) calls, far fewer than all pairs
+    assert res["k"] == K and res["n_pairs"] <= n * (K + R) < n * (n - 1) // 2
+    assert ep.n_requests <= res["n_pairs"]
+    expected = -sum(s / n * math.log(s / n) for s in sizes)
+    assert abs(res["entropy"] - expected) < 1e-9 and res["k_method"].startswith("reps")
+
+
+@pytest.mark.parametrize("spec", ["reps:-1", "reps:x", "reps:2.5", "reps:"])
+def test_representatives_design_refuses_a_bad_r(tmp_path, capsys, spec):
+    write_texts(tmp_path / "texts.jsonl", [3, 2])
+    code = main(["judge", str(tmp_path / "texts.jsonl"), "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
+                 "--out", str(tmp_path / "r.json"), "--pairs", spec, "--no-progress"])
+    assert code == 2 and "--pairs reps:R" in capsys.readouterr().err
