@@ -9,8 +9,6 @@ exact arithmetic) are recomputed in full and compared value for value.
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -258,39 +256,8 @@ def test_record_roundtrip_and_old_files_without_kind(tmp_path):
 
 # ----------------------------------------------------------------------------- the whole ledger
 
-@pytest.fixture(scope="module")
-def quick_cli_run():
-    """One reduced run of every check through the command line, shared by the tests below."""
-    return subprocess.run(
-        [sys.executable, "-m", "semvar", "replicate", "--quick", "--json"],
-        capture_output=True, text=True, cwd=ROOT, check=False,
-    )
-
-
-def test_cli_json_is_valid_and_has_fields(quick_cli_run):
-    rows = json.loads(quick_cli_run.stdout)
-    assert isinstance(rows, list)
-    for row in rows:
-        assert FIELDS <= set(row), f"record {row.get('id')} lacks {FIELDS - set(row)}"
-        assert row["status"] in claims.STATUSES and row["kind"] in KINDS
-    assert quick_cli_run.returncode == (1 if any(r["status"] == "error" for r in rows) else 0)
-    assert set(r["id"] for r in rows) == set(claims.registry()), "the CLI must run every registered claim"
-
-
-def test_stored_scorecard_matches_quick_run(quick_cli_run):
-    """data/scorecard.json (the book's scorecard, a full run) holds every claim with the status a quick run gives."""
-    stored = {r.id: r for r in claims.load_records(STORED)}
-    fresh = {row["id"]: Record(**row) for row in json.loads(quick_cli_run.stdout)}
-    assert set(stored) == set(fresh), (
-        f"regenerate data/scorecard.json: missing {sorted(set(fresh) - set(stored))}, "
-        f"stale {sorted(set(stored) - set(fresh))}"
-    )
-    errors = [r.id for r in fresh.values() if r.status == "error"]
-    assert not errors, f"checks raised: {[(i, fresh[i].note) for i in errors]}"
-    for cid, rec in fresh.items():
-        assert stored[cid].status == rec.status, f"{cid}: stored {stored[cid].status}, quick run {rec.status} ({rec.note})"
-        assert stored[cid].kind == rec.kind, f"{cid}: stored kind {stored[cid].kind}, now {rec.kind}"
-        assert stored[cid].statement == rec.statement and stored[cid].paper_value == rec.paper_value, cid
+# The whole ledger in one reduced run through the command line (its JSON, every registered claim,
+# every status against the stored scorecard): tests/test_scorecard_fresh.py, so the suite pays for one run.
 
 
 def _same(a, b, path="value"):

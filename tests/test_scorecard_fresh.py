@@ -66,7 +66,21 @@ def quick_run():
                           capture_output=True, text=True, cwd=ROOT, check=False, timeout=1800)
     seconds = time.perf_counter() - t0
     assert done.stdout.strip(), f"the quick run printed nothing (rc {done.returncode}): {done.stderr[-2000:]}"
-    return {row["id"]: row for row in json.loads(done.stdout)}, seconds
+    rows = json.loads(done.stdout)
+    assert isinstance(rows, list)
+    assert done.returncode == (1 if any(r["status"] == "error" for r in rows) else 0)
+    return {row["id"]: row for row in rows}, seconds
+
+
+FIELDS = {"id", "source", "statement", "paper_value", "our_value", "tolerance", "status", "notebook", "note", "kind"}
+
+
+def test_cli_json_is_valid_and_runs_every_claim(quick_run):
+    fresh, _ = quick_run
+    for cid, row in fresh.items():
+        assert FIELDS <= set(row), f"record {cid} lacks {FIELDS - set(row)}"
+        assert row["status"] in claims.STATUSES and row["kind"] in claims.KINDS
+    assert set(fresh) == set(claims.registry()), "the command line must run every registered claim"
 
 
 def test_stored_statuses_equal_a_fresh_quick_run(quick_run):
