@@ -48,3 +48,15 @@ student: $(VENV_OK)
 # every PNG figure stored in the chapters, for slides: figures/<chapter>/<cell>.png (git-ignored)
 figures: $(VENV_OK)
 	$(PY) scripts/export_figures.py --source notebooks --dest figures
+
+.PHONY: book-student pdf
+
+# the student edition: the same sources with sphinx-exercise's hide_solutions (book/_config_student.yml),
+# the hand-out notebooks as its downloads; then a check that no page or notebook holds a solution
+book-student: install
+	$(PY) scripts/build_student_book.py --out _build/student
+	$(PY) scripts/check_student_html.py _build/student/html
+
+# the whole book as one PDF (_build/pdf/semvar.pdf): the single-page HTML printed by headless Chromium
+pdf: install
+	$(PY) scripts/make_pdf.py

@@ -171,3 +171,25 @@ def test_a_correct_solution_passes_the_check(name, capsys):
 def test_a_wrong_solution_fails_the_check(name):
     with pytest.raises(AssertionError):
         exec(_checks()[name], _wrong(name, _reference()))
+
+
+# ---- difficulty marks and rubrics ------------------------------------------
+
+def _sections() -> dict[str, str]:
+    parts = re.split(r"^## (A\d)\. ", PAGE.read_text(encoding="utf-8"), flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2]))
+
+
+@pytest.mark.parametrize("name", ["A1", "A2", "A3", "A4"])
+def test_every_task_has_a_difficulty_mark(name):
+    tasks = re.findall(r"^(\d)\. (★{1,3}) ", _sections()[name], flags=re.M)
+    assert [int(n) for n, _ in tasks] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("name", ["A1", "A2", "A3", "A4"])
+def test_every_assignment_has_a_rubric_of_100_points_over_its_tasks(name):
+    section = _sections()[name]
+    assert f"**Rubric ({name}, 100 points).**" in section
+    rows = re.findall(r"^\| (\d)\. [^|]+ \| (\d+) \| [^|]+ \|$", section, flags=re.M)
+    assert [int(task) for task, _ in rows] == [1, 2, 3, 4]
+    assert sum(int(points) for _, points in rows) == 100

@@ -223,3 +223,184 @@ def test_export_figures_real_chapters(tmp_path):
     assert n_png > 0 and len(written) == n_png
     assert all(p.read_bytes().startswith(b"\x89PNG\r\n\x1a\n") for p in written)
     assert {p.parent.name for p in written} <= {p.stem for p in NOTEBOOKS.glob("*.ipynb")}
+
+
+# ---- the course kit: student edition, its check, the chapters' data, the PDF -------------
+
+check_student_html = _load("check_student_html")
+build_student_book = _load("build_student_book")
+chapter_data = _load("chapter_data")
+make_pdf = _load("make_pdf")
+
+
+def test_student_overlay_hides_solutions_and_keeps_the_rest_of_the_config():
+    import yaml
+
+    overlay = yaml.safe_load((ROOT / "book" / "_config_student.yml").read_text())
+    assert overlay["sphinx"]["config"]["hide_solutions"] is True
+    base = yaml.safe_load((ROOT / "_config.yml").read_text())
+    merged = build_student_book.student_config()
+    assert merged["sphinx"]["config"]["hide_solutions"] is True
+    assert "hide_solutions" not in base["sphinx"].get("config", {})  # the normal edition shows them
+    # everything else of the normal edition stays: extensions, exclusions, the rest of sphinx.config
+    assert merged["sphinx"]["extra_extensions"] == base["sphinx"]["extra_extensions"]
+    assert merged["exclude_patterns"] == base["exclude_patterns"]
+    assert set(base["sphinx"]["config"]) <= set(merged["sphinx"]["config"])
+    # the course-kit extension (which removes gated solutions) is loaded, from an absolute folder
+    assert "course_kit" in merged["sphinx"]["local_extensions"]
+    for folder in merged["sphinx"]["local_extensions"].values():
+        assert Path(folder).is_absolute() and Path(folder).is_dir()
+
+
+def test_merge_oracle():
+    assert build_student_book.merge({"a": {"x": 1, "y": {"z": 2}}, "b": [1, 2]}, {"a": {"y": {"w": 3}}, "b": [3]}) == \
+        {"a": {"x": 1, "y": {"z": 2, "w": 3}}, "b": [3]}
+
+
+def test_checker_counts_solution_blocks_in_html():
+    exercise = '<div class="exercise admonition" id="ex1"><p class="admonition-title">Exercise 1</p><p>Do.</p></div>'
+    solution = ('<div class="solution dropdown admonition" id="sol1"><p class="admonition-title">Solution to '
+                '<a href="#ex1">Exercise 1</a></p><section id="solution-content"><img src="x.png"><p>A.</p>'
+                '</section></div>')
+    dropdown = '<div class="admonition dropdown"><p class="admonition-title">Solution to exercise 2</p></div>'
+    assert check_student_html.count_html(exercise) == (0, 1)
+    assert check_student_html.count_html(exercise + solution) == (1, 1)  # its title is not counted again
+    assert check_student_html.count_html(exercise + solution + dropdown + solution) == (3, 1)
+    hint = '<div class="admonition dropdown"><p class="admonition-title">Hint for exercise 2</p></div>'
+    assert check_student_html.count_html(hint) == (0, 0)
+
+
+def test_checker_on_handouts_of_two_chapters(tmp_path, capsys):
+    """make_student on two chapters leaves no solution the checker can find; the originals have some."""
+    chapters = sorted(NOTEBOOKS.glob("0[12]_*.ipynb"))
+    assert len(chapters) == 2
+    src, out = tmp_path / "src", tmp_path / "html"
+    src.mkdir()
+    for path in chapters:
+        (src / path.name).write_bytes(path.read_bytes())
+    originals = [check_student_html.count_notebook(nbformat.read(p, as_version=4)) for p in chapters]
+    assert all(n > 0 for n in originals)
+    make_student.make_student(src, out / "_sources")
+    (out / "page.html").write_text('<div class="exercise admonition"><p>Do.</p></div>')
+    assert check_student_html.main([str(out)]) == 0
+    assert "solutions found: 0" in capsys.readouterr().out
+    # the same folder with the original notebooks fails, and names them
+    for path in chapters:
+        (out / "_sources" / path.name).write_bytes(path.read_bytes())
+    assert check_student_html.main([str(out)]) == 1
+    printed = capsys.readouterr().out
+    assert f"solutions found: {sum(originals)}" in printed and chapters[0].name in printed
+
+
+def test_checker_refuses_an_empty_or_missing_folder(tmp_path):
+    assert check_student_html.main([str(tmp_path)]) == 2
+    with pytest.raises(ValueError, match="is not a folder"):
+        check_student_html.check(tmp_path / "missing")
+
+
+def _tiny_sphinx_book(tmp_path, hide):
+    """A two-exercise reST project built with sphinx-exercise and book/_ext/course_kit.py."""
+    from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace
+
+    src = tmp_path / ("src_hide" if hide else "src")
+    src.mkdir()
+    (src / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
+        "extensions = ['sphinx_exercise', 'course_kit']\n"
+        f"hide_solutions = {hide}\n"
+    )
+    (src / "index.rst").write_text(
+        "Chapter\n=======\n\nProse.\n\n"
+        ".. exercise:: One\n   :label: ch01-ex1\n\n   Do it.\n\n"
+        ".. solution-start:: ch01-ex1\n   :class: dropdown\n\n"
+        "SECRET_GATED_TEXT\n\n.. code-block:: python\n\n   SECRET_GATED_CODE = 1\n\n"
+        ".. solution-end::\n\n"
+        ".. exercise:: Two\n   :label: ch01-ex2\n\n   Again.\n\n"
+        ".. solution:: ch01-ex2\n   :class: dropdown\n\n   SECRET_PLAIN\n\n"
+        "After the exercises.\n"
+    )
+    out = tmp_path / ("out_hide" if hide else "out")
+    with docutils_namespace():  # each build registers its nodes and directives afresh
+        app = Sphinx(str(src), str(src), str(out), str(tmp_path / "doctrees" / str(hide)), "html",
+                     status=None, warning=None, warningiserror=True, freshenv=True)
+        app.build()
+    return (out / "index.html").read_text()
+
+
+def test_hide_solutions_removes_gated_solutions_with_their_content(tmp_path):
+    shown = _tiny_sphinx_book(tmp_path, hide=False)
+    hidden = _tiny_sphinx_book(tmp_path, hide=True)
+    for secret in ("SECRET_GATED_TEXT", "SECRET_GATED_CODE", "SECRET_PLAIN"):
+        assert secret in shown and secret not in hidden, secret
+    for kept in ("Do it.", "Again.", "After the exercises.", "Prose."):
+        assert kept in hidden, kept
+    assert check_student_html.count_html(shown)[0] == 2
+    assert check_student_html.count_html(hidden) == (0, 2)
+
+
+def test_chapter_data_follows_calls_into_the_package():
+    nb = new_notebook(cells=[
+        new_code_cell("from semvar.data import load_mmlu, result_path\nimport pandas as pd\n"
+                      "x = load_mmlu('test')\ny = pd.read_csv(result_path('table.csv'))"),
+        new_code_cell("from semvar.judges import EmbeddingJudge\nj = EmbeddingJudge(0.7)\nj.cosine(['a'], [])"),
+    ])
+    needs = chapter_data.notebook_needs(nb)
+    assert needs.folders == {"mmlu"} and needs.results == {"table.csv"} and needs.model
+    empty = chapter_data.notebook_needs(new_notebook(cells=[new_code_cell("import numpy as np\nnp.ones(3)")]))
+    assert empty.folders == set() and empty.results == set() and not empty.model
+
+
+def test_every_data_loader_has_its_folder():
+    import semvar.data as data
+
+    loaders = {name for name in dir(data) if name.startswith("load_") and callable(getattr(data, name))}
+    file_readers = {"load_response_table", "load_lm_eval_samples", "load_numpy_pickle", "load_plain_pickle"}
+    assert loaders - file_readers <= set(chapter_data.LOADER_FOLDERS), loaders - file_readers - set(chapter_data.LOADER_FOLDERS)
+    shared = ROOT.parent / "shared" / "data"
+    for folders in chapter_data.LOADER_FOLDERS.values():
+        for folder in folders:
+            assert (shared / folder).exists() or (ROOT / "data" / folder).exists() or not shared.exists(), folder
+
+
+def test_how_to_use_table_is_the_generated_one():
+    page = (ROOT / "book" / "how_to_use.md").read_text(encoding="utf-8")
+    marker = "% generated by scripts/chapter_data.py"
+    assert marker in page
+    after = page[page.index(marker):].split("\n")[1:]
+    table = "\n".join(line for line in after[: next(i for i, ln in enumerate(after) if not ln.startswith("|"))])
+    assert table == chapter_data.markdown_table(chapter_data.chapter_table(NOTEBOOKS))
+
+
+def _tiny_pdf(n_pages):
+    objs = ["<< /Type /Catalog /Pages 2 0 R >>",
+            f"<< /Type /Pages /Kids [{' '.join(f'{3 + k} 0 R' for k in range(n_pages))}] /Count {n_pages} >>"]
+    objs += ["<< /Type /Page /Parent 2 0 R /MediaBox [0 0 10 10] >>"] * n_pages
+    body = "".join(f"{k + 1} 0 obj\n{o}\nendobj\n" for k, o in enumerate(objs))
+    return ("%PDF-1.4\n" + body + "trailer\n<< /Root 1 0 R >>\n%%EOF\n").encode()
+
+
+def test_pdf_pages_are_counted_from_the_file(tmp_path):
+    for n in (1, 3):
+        (tmp_path / "a.pdf").write_bytes(_tiny_pdf(n))
+        assert make_pdf.count_pdf(tmp_path / "a.pdf") == (n, 0, 0)
+    bad = _tiny_pdf(3).replace(b"/Count 3", b"/Count 4")
+    (tmp_path / "b.pdf").write_bytes(bad)
+    with pytest.raises(ValueError, match="3 page objects but the page tree counts 4"):
+        make_pdf.count_pdf(tmp_path / "b.pdf")
+    (tmp_path / "c.pdf").write_bytes(b"not a pdf")
+    with pytest.raises(ValueError, match="is not a PDF file"):
+        make_pdf.count_pdf(tmp_path / "c.pdf")
+
+
+def test_pdf_contents_follow_the_toc():
+    page = ('<span id="document-notebooks/01_equivalence_relation"></span><section id="a"><span id="x"></span>'
+            '<h2><span class="section-number">1. </span>The equivalence relation<a class="headerlink" href="#a">#</a>'
+            '</h2></section><span id="document-book/notation"></span><section id="n"><h2>Notation</h2></section>')
+    titles = make_pdf._titles(page)
+    assert titles == {"notebooks/01_equivalence_relation": ("1", "The equivalence relation"),
+                      "book/notation": ("", "Notation")}
+    toc = make_pdf._toc_html(titles)
+    assert '<a href="#document-notebooks/01_equivalence_relation">1. The equivalence relation</a>' in toc
+    assert "Notation" in toc and "02_judge_random_graph" not in toc  # documents not in the page are left out
