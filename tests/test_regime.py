@@ -13,10 +13,10 @@ from semvar import claims
 from semvar.experiments import regime as R
 
 IDS = [
-    "liu2025.consistency_real",
     "liu2025.judge_is_sbm_real",
     "regime.auto_finds_k",
     "regime.entropy_flags_errors",
+    "regime.error_grows_long_tail",
     "regime.more_samples_better_flag",
     "regime.selfsim_consistent_reliable",
     "regime.spectral_vs_graph_measures",
@@ -234,11 +234,11 @@ def test_records_are_registered_with_their_kind():
     for i in IDS:
         assert i in reg and reg[i].notebook == "10_one_model_samples"
     assert sorted(i for i in IDS if reg[i].kind == "claim") == [
-        "liu2025.consistency_real", "liu2025.judge_is_sbm_real", "regime.selfsim_consistent_reliable"]
+        "liu2025.judge_is_sbm_real", "regime.selfsim_consistent_reliable"]
 
 
 def test_records_run_quick():
-    records = claims.run(["regime.", "liu2025.consistency_real", "liu2025.judge_is_sbm_real"], quick=True)
+    records = claims.run(["regime.", "liu2025.judge_is_sbm_real"], quick=True)
     assert sorted(r.id for r in records) == IDS
     for r in records:
         assert r.status in claims.STATUSES and r.status != "error", r.note

@@ -220,19 +220,25 @@ def _judge_is_sbm_real(quick: bool, inputs) -> Outcome:
 
 
 @claim(
-    "liu2025.consistency_real",
-    source="seed 000, Theorems 3.2-3.4: the spectral estimate converges to the entropy of the meanings as n grows",
-    statement="With a judge for which p > q, the error of semantic spectral entropy shrinks as the number of texts "
-    "grows.",
-    paper_value="mean error decreasing in n",
-    tolerance="on one model's real answers, error = mean over questions of |spectral entropy (k='auto') - plug-in "
-    "entropy of the exact-match classes| of the same answers, for the four judges other than exact match: replicated "
-    "if the error with N = 20 answers is below the mean error of N = 5 draws (2 draws quick, 5 full) for every "
-    "judge; partly if for some; else not_replicated",
+    "regime.error_grows_long_tail",
+    source="the book's own result on one model's samples, beside Liu (2025), Theorems 3.2-3.4 (which assume a fixed "
+    "number of meanings K as n grows)",
+    statement="On one model's answers the number of distinct answers keeps growing with the number of samples N (a "
+    "long tail), so the error of semantic spectral entropy (k='auto') against the plug-in entropy of the "
+    "exact-match classes does not shrink from N = 5 to N = 20: the fixed-K regime of the consistency theorems is "
+    "not the regime of use, and these data cannot test those theorems (no reference there has a fixed true "
+    "distribution of meanings).",
+    paper_value="not a published value: the consistency theorems say the error shrinks when K stays fixed",
+    tolerance="error = mean over questions of |spectral entropy (k='auto') - plug-in entropy of the exact-match "
+    "classes| of the same answers, for the four judges other than exact match; replicated if the error with N = 20 "
+    "is at least the mean error of N = 5 draws (2 draws quick, 5 full) for every judge, partly if for some, else "
+    "not_replicated. Disclosed: first registered as a test of the theorems, restated as this finding after a "
+    "review showed that its reference depends on N",
     notebook=NOTEBOOK,
+    kind="finding",
 )
 @with_data(_inputs, _DATA)
-def _consistency_real(quick: bool, inputs) -> Outcome:
+def _error_grows_long_tail(quick: bool, inputs) -> Outcome:
     frame, cos = inputs
     q = _questions()
     right = ~_wrong(q)
@@ -243,12 +249,12 @@ def _consistency_real(quick: bool, inputs) -> Outcome:
         for j in _NOISY:
             err5[j].append(bias[f"{j}:abs_error"])
     e5 = {j: float(np.mean(v)) for j, v in err5.items()}
-    down = [j for j in _NOISY if err20[j] < e5[j]]
-    status = "replicated" if len(down) == len(_NOISY) else ("partly" if down else "not_replicated")
+    up = [j for j in _NOISY if err20[j] >= e5[j]]
+    status = "replicated" if len(up) == len(_NOISY) else ("partly" if up else "not_replicated")
     ours = {"error_n5": {j: round(v, 3) for j, v in e5.items()}, "error_n20": {j: round(v, 3) for j, v in err20.items()}}
     return Outcome(ours, status, "mean |error| (nats) from N = 5 to 20: " + ", ".join(
         f"{j} {e5[j]:.3f} -> {err20[j]:.3f}" for j in _NOISY) + ". The reference is the exact-match classes, which "
-        "split spellings of one meaning; a judge that merges them is not wrong, so the error is an upper bound")
+        "split spellings of one meaning and grow in number with N, so it is not a fixed truth")
 
 
 @claim(
