@@ -94,6 +94,7 @@ from .select_k import (
     _n_components,
     _normalized_top,
     _one_thread,
+    _sparse_route,
     _split_isolated,
 )
 from .spectral import canonical_labels, spectral_clusters
@@ -807,6 +808,11 @@ def _split_sparse(A):
 def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bool):
     """Choose K with rule ``method``; isolated texts are singletons; cluster the rest into K - (their number)."""
     n = A.shape[0]
+    if sp.issparse(A) and n >= 3 and not fast:
+        # a large core of a sparse graph: the rules that read the leading eigenpairs never make it dense
+        route = _sparse_route(A, method, min(k_max, n - 1)) if method in ("auto", "icl", "eigengap") else None
+        if route is not None:
+            return _sparse_rule_entropy(n, *route, laplacian, tau, rng)
     if sp.issparse(A):  # isolated texts set aside before anything is made dense
         core, core_sparse, keep, m = _split_sparse(A)
     else:
@@ -839,6 +845,24 @@ def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bo
     labels[~keep] = kc + np.arange(m)
     if nc:
         labels[keep] = _core_labels(core, core_sparse, kc, laplacian, tau, rng, fast, spectrum)
+    labels = canonical_labels(labels)
+    return empirical_entropy(labels), labels, sel
+
+
+def _sparse_rule_entropy(n: int, sel: KSelection, core_sparse, keep, spectrum, laplacian: str, tau, rng):
+    """:func:`_rule_entropy`'s end for the sparse route: the core clustered from the rule's own spectrum."""
+    m = sel.n_singletons
+    kc = sel.k - m
+    labels = np.empty(n, dtype=np.int64)
+    labels[~keep] = kc + np.arange(m)
+    if kc <= 1:
+        labels[keep] = 0
+    elif laplacian == "normalized" and tau is None and len(spectrum) == 2:  # an exact spectrum: reused
+        labels[keep] = spectral_clusters(core_sparse, kc, n_init=10, random_state=rng, check_input=False,
+                                         embedding=spectrum[1])
+    else:
+        labels[keep] = spectral_clusters(core_sparse, kc, laplacian=laplacian, n_init=10, random_state=rng, tau=tau,
+                                         check_input=False)
     labels = canonical_labels(labels)
     return empirical_entropy(labels), labels, sel
 

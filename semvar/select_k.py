@@ -31,9 +31,31 @@ it.  This module holds NCV and the alternatives that chapter 4 compares:
   docstring).  It is deterministic.
 
 All return a :class:`KSelection` (``int(result)`` is the chosen ``K``);
-:func:`choose_k` dispatches by name.  Sparse input is accepted but densified: the
-methods cost ``O(n^2)`` memory and ``O(n^3)`` time, fine up to a few thousand
-texts (a judged graph beyond that is rarely complete anyway).
+:func:`choose_k` dispatches by name.  Dense input costs the rules ``O(n^2)``
+memory and up to ``O(n^3)`` time, fine up to a few thousand texts.
+
+Large sparse graphs
+-------------------
+:func:`auto`, :func:`icl` (judge model) and :func:`eigengap` (largest gap)
+read a graph only through the leading eigenpairs of ``D^{-1/2} A D^{-1/2}``
+and, for the ICL, the number of TRUE verdicts inside the clusters.  For a
+sparse graph whose core (the texts with an edge) has more than
+:data:`SPARSE_N` texts they never make it dense: the ``k_max + 1`` leading
+eigenpairs come from ARPACK's Lanczos solver applied to the sparse graph as
+an operator, and the verdicts inside the clusters of a labelling ``z`` are
+summed over the stored edges (``trace(Z^T A Z) / 2`` for the indicator matrix
+``Z``, ``O(edges)``); memory is ``O(edges + n k_max)``.  The result is that
+of the dense route: the same eigenvalues to rounding, the same clusters, the
+same counts (exactly, for 0/1 verdicts).  The exception is a core in several
+connected components, whose leading eigenvalue is repeated: there the
+solver's basis of the tied eigenspace decides the clusters, so such a core
+keeps the dense route up to :data:`SPARSE_TIED_N` texts.  Above
+:data:`SPARSE_EXACT_N` texts (where the dense route would need tens of GiB)
+the ICL compares only the ``K`` whose eigenvalues stand above the noise bulk
+of a graph of the same density: the top of the bulk is ever more crowded as
+``n`` grows, and its eigenvectors, costly to converge, would cluster noise.
+:func:`semvar.pipeline.graph_entropy` then clusters the core from the same
+eigenvectors.  The other rules densify sparse input.
 
 Losses of the cross-validation methods
 --------------------------------------
@@ -79,6 +101,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
+import scipy.sparse.linalg as sla
 from scipy.sparse.csgraph import connected_components
 from scipy.special import betaln, gammaln
 
@@ -256,8 +279,15 @@ def _result(method, k_max, losses, details) -> KSelection:
 
 
 # --------------------------------------------------------------------------- isolated texts
-def _split_isolated(A: np.ndarray):
-    """The adjacency of the texts with an edge, the mask of those texts, and the number of the others."""
+def _split_isolated(A):
+    """The adjacency of the texts with an edge, the mask of those texts, and the number of the others.
+
+    A sparse ``A`` (a ``csr_array``) gives a sparse core; nothing is made dense.
+    """
+    if sp.issparse(A):
+        keep = np.asarray(A.sum(axis=1)).ravel() > 0
+        m = int(A.shape[0] - np.count_nonzero(keep))
+        return (A if m == 0 else sp.csr_array(A[keep][:, keep])), keep, m
     keep = A.sum(1) > 0
     m = int(A.shape[0] - np.count_nonzero(keep))
     return (A if m == 0 else A[np.ix_(keep, keep)]), keep, m
@@ -301,6 +331,142 @@ def _normalized_top(A: np.ndarray, k: int):
             return w[::-1], V[:, ::-1]
     w, V = np.linalg.eigh(M)
     return w[::-1][:k], V[:, ::-1][:, :k]
+
+
+# --------------------------------------------------------------------------- large sparse graphs
+#: Cores (texts with an edge) of more texts than this, held sparse, are never made dense by the
+#: rules that read only the leading eigenpairs ("auto", "icl" with the judge model, "eigengap"):
+#: see :func:`_sparse_top`.
+SPARSE_N = 500
+
+#: A core in several connected components takes the sparse route only above this many texts.  Its
+#: leading eigenvalue 1 is then repeated (once per component), so the solver's basis of that
+#: eigenspace, which the matrix does not determine, decides the clusters: below this size the dense
+#: route (and its answer) is kept, so that such graphs get the same ``K`` as before.
+SPARSE_TIED_N = 2000
+
+#: The rules that have a sparse route (the spectrum from Lanczos, block counts from the edges).
+_SPARSE_RULES = ("auto", "icl", "eigengap")
+
+
+def _sparse_top(core, k: int):
+    """:func:`_normalized_top` of a sparse core (no isolated node) by ARPACK's Lanczos solver.
+
+    The ``k`` largest eigenpairs of ``D^{-1/2} A D^{-1/2}``, applied as an operator (a sparse
+    product and two diagonal scalings; nothing ``n x n`` is stored), eigenvalues descending, each
+    column's sign fixed as :func:`semvar.spectral.spectral_embedding` fixes it.  The eigenvalues
+    equal the dense solver's to rounding, and so do the eigenvectors up to sign where the
+    eigenvalues are distinct; where they are tied, any basis of the tied eigenspace is an answer
+    (as for the dense solver).
+    """
+    from .spectral import _eigsh, _fix_signs, _normalized_operator
+
+    n = core.shape[0]
+    s = 1.0 / np.sqrt(np.asarray(core.sum(axis=1)).ravel())
+    v0 = np.ones(n) / np.sqrt(n) + np.cos(np.arange(n)) / (2 * np.sqrt(n))
+    w, V = _eigsh(_normalized_operator(core, s), k, True, v0)
+    order = np.argsort(w, kind="stable")[::-1]
+    return w[order], _fix_signs(V[:, order])
+
+
+#: Above this many texts in the core (where the dense route would need tens of GiB) the
+#: judge-model ICL of the sparse route compares only the ``K`` whose eigenvalues stand above the
+#: noise bulk: see :func:`_bulk_top`.
+SPARSE_EXACT_N = 20_000
+
+#: Relative accuracy that :func:`_bulk_top` asks of the Lanczos solver (the clusters that
+#: :func:`semvar.pipeline.graph_entropy` reports come from an exact solve of their own).
+_BULK_TOL = 1e-4
+
+
+def _bulk_top(core, kc_max: int, eigenvalues_only: bool = False):
+    """The leading eigenpairs of a very large sparse core down to the first one inside the noise bulk.
+
+    The bulk of ``D^{-1/2} A D^{-1/2}`` for a graph without block structure ends near
+    ``t = 2 sqrt((1 - rho) / d_bar)`` (:func:`_bulk_edge`); its top eigenvalues are ever closer
+    together as ``n`` grows (gaps of order ``n^{-2/3}``), so converging their eigenvectors costs
+    Lanczos ever more iterations, and the clusters they would give are noise.  Eigenpairs are
+    computed 4, 8, ... at a time until one falls below ``t`` (or ``kc_max + 1`` are known); the
+    spectrum returned carries ``t`` as a third entry, and :func:`_criterion_core` compares only
+    the ``K`` whose ``K``-th eigenvalue exceeds it.  With ``eigenvalues_only`` (the eigengap)
+    the ``kc_max + 1`` leading eigenvalues are computed to :data:`_BULK_TOL`.
+    """
+    from .spectral import _eigsh, _fix_signs, _normalized_operator
+
+    n = core.shape[0]
+    s = 1.0 / np.sqrt(np.asarray(core.sum(axis=1)).ravel())
+    op = _normalized_operator(core, s)
+    v0 = np.ones(n) / np.sqrt(n) + np.cos(np.arange(n)) / (2 * np.sqrt(n))
+    t = _bulk_edge(core)
+    k = kc_max + 1 if eigenvalues_only else min(4, kc_max + 1)
+    while True:
+        try:
+            w, V = sla.eigsh(op, k=k, which="LA", v0=v0, tol=_BULK_TOL)
+        except (sla.ArpackError, sla.ArpackNoConvergence):
+            w, V = _eigsh(op, k, True, v0)  # the exact solve, or its message
+        order = np.argsort(w, kind="stable")[::-1]
+        w, V = w[order], V[:, order]
+        if eigenvalues_only or k == kc_max + 1 or w[-1] <= t:
+            return w, _fix_signs(V), t
+        k = min(2 * k, kc_max + 1)
+
+
+def _sparse_route(A, method: str, k_max: int):
+    """A rule of :data:`_SPARSE_RULES` on a checked sparse adjacency (no self-loops), never made dense.
+
+    Returns ``(selection, core, keep, spectrum)`` (``core`` the sparse adjacency of the texts with an
+    edge, ``keep`` their mask, ``spectrum`` the core's leading eigenpairs), or None when the core has
+    at most :data:`SPARSE_N` texts: the caller then takes the dense route.  ``k_max < n``.
+    """
+    core, keep, m = _split_isolated(A)
+    nc = core.shape[0]
+    kc_max = min(k_max, nc - 1)
+    if nc <= SPARSE_N or kc_max + 2 >= nc or (nc <= SPARSE_TIED_N and _n_components(core) > 1):
+        return None  # (Lanczos needs fewer than nc - 1 eigenpairs)
+    if nc <= SPARSE_EXACT_N:
+        spectrum = _sparse_top(core, kc_max + 1)
+    else:
+        spectrum = _bulk_top(core, kc_max, eigenvalues_only=method == "eigengap")
+    if method == "auto":
+        sel = _auto(core, kc_max, spectrum)
+    elif method == "icl":
+        sel = _icl(core, kc_max, "judge", spectrum)
+    else:
+        sel = _eigengap(core, kc_max, False, None, spectrum)
+    if m:
+        sel.k += m
+        sel.candidates = sel.candidates + m
+        sel.n_singletons = m
+    return sel, core, keep, spectrum
+
+
+def _sparse_no_loops(A):
+    """A checked sparse adjacency without its diagonal (a copy when it had one)."""
+    if A.nnz and np.any(A.diagonal() != 0):
+        A = A.copy()
+        A.setdiag(0.0)
+        A.eliminate_zeros()
+    return A
+
+
+def _try_sparse(adjacency, method: str, k_max, model: str = "judge", checked: bool = False):
+    """The sparse route of a public rule for a large sparse graph, or None (then the dense route)."""
+    if not sp.issparse(adjacency) or method not in _SPARSE_RULES or model != "judge":
+        return None
+    A = _sparse_no_loops(adjacency if checked else check_adjacency(adjacency))
+    n = A.shape[0]
+    if n <= SPARSE_N:
+        return None
+    k_max = check_int(k_max, "k_max", low=1)
+    if method == "auto":
+        k_max = min(k_max, n - 1)
+    elif k_max >= n:
+        raise ValueError(f"k_max must satisfy 1 <= k_max < n = {n}, got {k_max}")
+    if method in _VERDICT_RULES:
+        _check_verdicts(A, method)
+    with _one_thread():
+        out = _sparse_route(A, method, k_max)
+    return None if out is None else out[0]
 
 
 # --------------------------------------------------------------------------- NCV
@@ -668,6 +834,10 @@ def eigengap(adjacency, k_max: int, *, skip_first: bool = False, threshold=None)
     >>> int(eigengap(A, 5, threshold=0.2))  # eigenvalues above 0.2
     3
     """
+    if skip_first is False and threshold is None:
+        sel = _try_sparse(adjacency, "eigengap", k_max)
+        if sel is not None:
+            return sel
     A, n, k_max = _check_common(adjacency, k_max)
     if not isinstance(skip_first, bool):
         raise ValueError(f"skip_first must be True or False, got {skip_first!r}")
@@ -849,8 +1019,11 @@ def icl(adjacency, k_max: int, *, model: str = "judge") -> KSelection:
     >>> res.k, round(res.confidence, 2)
     (3, 1.0)
     """
-    A, n, k_max = _check_common(adjacency, k_max)
     _check_model(model)
+    sel = _try_sparse(adjacency, "icl", k_max, model)
+    if sel is not None:
+        return sel
+    A, n, k_max = _check_common(adjacency, k_max)
     _check_verdicts(A, "icl")
     with _one_thread():
         return _icl(A, k_max, model)
@@ -942,6 +1115,30 @@ def _icl_judge(A: np.ndarray, z: np.ndarray, nk: np.ndarray, e_all: float, N_all
     return float(verdicts + gammaln(k) - gammaln(n + k) + gammaln(nk + 1.0).sum() + gammaln(k + 1.0))
 
 
+def _edge_list(A) -> tuple:
+    """The stored entries of a sparse adjacency as ``(rows, cols, weights)`` (each edge twice)."""
+    C = sp.csr_array(A)
+    rows = np.repeat(np.arange(C.shape[0], dtype=np.int32), np.diff(C.indptr))
+    return rows, C.indices, C.data
+
+
+def _icl_judge_edges(edges, n: int, z: np.ndarray, nk: np.ndarray, e_all: float, N_all: float) -> float:
+    """:func:`_icl_judge` from the edge list of a sparse adjacency: ``O(edges)``, nothing ``n x n``.
+
+    ``e_in`` is the weight of the edges inside clusters (``trace(Z^T A Z) / 2`` for the label
+    indicator ``Z``), summed over the stored entries; for 0/1 verdicts every partial sum is an
+    integer, so it equals the dense sum exactly.
+    """
+    rows, cols, data = edges
+    e_in = float(data[z[rows] == z[cols]].sum()) / 2.0
+    N_in = float((nk * (nk - 1.0)).sum()) / 2.0
+    k = nk.size
+    verdicts = betaln(e_in + 1.0, N_in - e_in + 1.0)
+    if N_all > N_in:
+        verdicts += betaln(e_all - e_in + 1.0, N_all - N_in - (e_all - e_in) + 1.0)
+    return float(verdicts + gammaln(k) - gammaln(n + k) + gammaln(nk + 1.0).sum() + gammaln(k + 1.0))
+
+
 def _icl_value(A: np.ndarray, z: np.ndarray, model: str) -> float:
     e, N, nk = _group_counts(A, z, model)
     n, k = A.shape[0], nk.size
@@ -976,19 +1173,24 @@ def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str,
     get ``-inf`` (posterior 0).  The clusters of each ``K`` are one k-means run on the ``K``
     leading eigenvectors, started from rows chosen by a pivoted QR (:func:`semvar._kmeans.kmeans_pivoted`).
     """
-    w, V = spectrum if spectrum is not None else _normalized_top(core, kc_max + 1)
-    k_up = int(min(kc_max, max(np.count_nonzero(w[:kc_max] > 0), 1)))
+    w, V = spectrum[:2] if spectrum is not None else _normalized_top(core, kc_max + 1)
+    floor = spectrum[2] if spectrum is not None and len(spectrum) > 2 else 0.0  # see _bulk_top
+    k_up = int(min(kc_max, max(np.count_nonzero(w[:kc_max] > floor), 1)))
     labels = {}
     scores = np.full(kc_max, -np.inf)
     fast = value is _icl_value and model == "judge"
     n = core.shape[0]
-    e_all, N_all = core.sum() / 2.0, n * (n - 1) / 2.0
+    e_all, N_all = float(core.sum()) / 2.0, n * (n - 1) / 2.0
+    edges = _edge_list(core) if sp.issparse(core) else None
     for k in range(1, k_up + 1):
         z = kmeans_pivoted(V[:, :k], k)
         labels[k] = z
         nk = np.bincount(z, minlength=k)
         if nk.size == k and nk.min() > 0:  # a k-means answer with an empty cluster is not a K-partition
-            scores[k - 1] = _icl_judge(core, z, nk, e_all, N_all) if fast else value(core, z, model)
+            if edges is not None:
+                scores[k - 1] = _icl_judge_edges(edges, n, z, nk, e_all, N_all)
+            else:
+                scores[k - 1] = _icl_judge(core, z, nk, e_all, N_all) if fast else value(core, z, model)
     post = _posterior(scores)
     res = _result(name, kc_max, -scores, {name: scores, "posterior": post, "labels": labels, "model": model,
                                            "k_up": k_up})
@@ -1115,7 +1317,8 @@ def auto(adjacency, k_max: int = 10) -> KSelection:
     judge model (:func:`icl` with ``model="judge"``); when at most
     :data:`AUTO_SMALL` (10) texts have a TRUE verdict, ``K_hat`` is the larger
     of that and the eigengap's answer (:func:`eigengap`).  It is
-    deterministic: the same graph always gets the same ``K``.
+    deterministic: the same graph always gets the same ``K``.  A large sparse
+    graph is never made dense (see the module notes).
 
     Why this rule.  Chapter 4's study (``python -m
     semvar.experiments.select_k_small``: graphs of 5, 10, 20, 50, 100 and 300
@@ -1138,6 +1341,9 @@ def auto(adjacency, k_max: int = 10) -> KSelection:
     >>> sel.k, sel.details["rule"], round(sel.confidence, 2)
     (3, 'icl', 1.0)
     """
+    sel = _try_sparse(adjacency, "auto", k_max)
+    if sel is not None:
+        return sel
     A = _graph(adjacency)
     n = A.shape[0]
     if n < 3:
@@ -1256,6 +1462,9 @@ def choose_k(
     if n < 3:
         raise ValueError(f"adjacency must have at least 3 nodes to choose K, got {n}")
     rng = check_random_state(random_state)
+    sel = _try_sparse(A, method, min(k_max, n - 1), checked=True)
+    if sel is not None:
+        return sel if return_selection else int(sel)
     A = _no_loops(_dense(A))
     _check_rule_weights(A, method)
     with _one_thread():

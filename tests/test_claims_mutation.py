@@ -265,3 +265,56 @@ def test_random_embeddings(monkeypatch):
     replace_everywhere(monkeypatch, "semvar.similarity", "embed", random_vectors)
     assert_flips(["selfsim.examples", "selfsim.threshold", "selfsim.wrong_answers_pass"],
                  {"selfsim.examples": "not_replicated", "selfsim.threshold": "not_replicated"})
+
+
+# ----------------------------------------------------------------------------- the real-data records
+
+def test_constant_semantic_entropy_reaches_the_registry(monkeypatch):
+    """The measures registry holds its own references: a wrong measure must reach it too."""
+    import dataclasses
+
+    from semvar import measures
+
+    def const(*a, **k):
+        return 0.5
+
+    replace_everywhere(monkeypatch, "semvar.measures", "semantic_entropy", const)
+    monkeypatch.setitem(measures.MEASURES, "semantic_entropy",
+                        dataclasses.replace(measures.MEASURES["semantic_entropy"], function=const))
+    assert_flips(["regime.entropy_flags_errors", "regime.more_samples_better_flag"],
+                 {"regime.entropy_flags_errors": "not_replicated"})
+
+
+def test_reversed_auroc(monkeypatch):
+    from semvar import evaluation
+
+    auroc, auroc_ci = evaluation.auroc, evaluation.auroc_ci
+
+    def reversed_ci(*a, **k):
+        a_, lo, hi = auroc_ci(*a, **k)
+        return 1 - a_, 1 - hi, 1 - lo
+
+    replace_everywhere(monkeypatch, "semvar.evaluation", "auroc", lambda *a, **k: 1 - auroc(*a, **k))
+    replace_everywhere(monkeypatch, "semvar.evaluation", "auroc_ci", reversed_ci)
+    assert_flips(["regime.entropy_flags_errors", "realtext.answer_entropy_auroc"],
+                 {"regime.entropy_flags_errors": "not_replicated", "realtext.answer_entropy_auroc": "not_replicated"})
+
+
+def test_gpt4_verdicts_flipped(monkeypatch):
+    """GPT-4 judged the opposite of what it said: the SBM reading of a real LLM judge (p > q) must fail.
+
+    ``humanjudges.human_ceiling`` compares GPT-4 with the human annotators, so a reversed GPT-4 can
+    move it either way; it is left out here on purpose.
+    """
+    from semvar.data import openqa_eval
+
+    load = openqa_eval.load_openqa_eval
+
+    def flipped(*a, **k):
+        frame = load(*a, **k).copy()
+        frame["gpt4"] = ~frame["gpt4"].astype("boolean")
+        return frame
+
+    replace_everywhere(monkeypatch, "semvar.data.openqa_eval", "load_openqa_eval", flipped)
+    assert_flips(["liu2025.real_llm_judge_sbm", "humanjudges.llm_judges_phase"],
+                 {"liu2025.real_llm_judge_sbm": "not_replicated"})
