@@ -65,8 +65,8 @@ CLAIM_MODULES = [
     "semvar.claims.consistency",   # chapters 4-5: choosing K, the consistency results
     "semvar.claims.select_k",      # chapter 4: choosing K where semantic entropy is used (5-50 texts)
     "semvar.claims.selfsim",       # chapter 8: self-similarity
-    "semvar.claims.exchangeable",  # chapters 10-11: Lin, Frei & de la Pena
-    "semvar.claims.conformal",     # chapters 12-13: Ye et al. and the review
+    "semvar.claims.exchangeable",  # chapters 11-12: Lin, Frei & de la Pena
+    "semvar.claims.conformal",     # chapters 13-14: Ye et al. and the review
     "semvar.claims.budget",        # chapter 6: judge budget
     "semvar.claims.realtext",      # chapter 9: real LLM answers (MMLU-Pro)
 ]

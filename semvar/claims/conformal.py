@@ -1,4 +1,4 @@
-"""Claims of chapters 12-13 (conformal set size): Ye et al. (2024) and the set-size review of their method.
+"""Claims of chapters 13-14 (conformal set size): Ye et al. (2024) and the set-size review of their method.
 
 Every check builds its prediction sets through ``cf.lac_sets`` and
 ``cf.aps_sets`` (looked up on :mod:`semvar.conformal` when it runs, directly or
@@ -75,7 +75,7 @@ def _valid(cov, size, accuracy, alpha: float, n_options: int) -> bool:
     "holds at every acc0 of the grid, partly if at some, not_replicated if at none or if an answer changes; "
     "the sets must be valid (coverage from 1 - alpha - 0.03 to 0.06 above the larger of 1 - alpha and the accuracy, "
     "fewer than 5.5 of the 6 options on average)",
-    notebook="12_set_size",
+    notebook="13_set_size",
 )
 def _temperature(quick: bool) -> Outcome:
     temps = np.geomspace(0.25, 4, 5 if quick else 9)
@@ -135,7 +135,7 @@ def _lac_aps_diffs(alpha: float, reps: int, *, shared: bool = True, offset: int 
     tolerance=f"margins 6 and 1, sigma 1 (the review gives no numbers); unrounded set sizes; a difference counts as an "
     f"order only beyond {SIZE_MARGIN} options (half the last printed digit); singletons = mean LAC set size exactly 1; sets valid (as for ye_review.temperature); a flip = "
     "both orders occur among resamples",
-    notebook="12_set_size",
+    notebook="13_set_size",
 )
 def _score_ranking(quick: bool) -> Outcome:
     reps = 10 if quick else 40
@@ -180,7 +180,7 @@ def _score_ranking(quick: bool) -> Outcome:
     tolerance=f"the panel's pair (acc0 0.9, margins 6 and 1, sigma 1, same draw) at alpha from 0.05 to 0.30: an order "
     f"holds at an alpha when the sharp-minus-soft difference exceeds {SIZE_MARGIN} options with one sign in at least "
     "90% of the resamples; opposite = LAC and APS hold opposite orders at the same alpha",
-    notebook="12_set_size",
+    notebook="13_set_size",
 )
 def _opposite_orders(quick: bool) -> Outcome:
     reps = 4 if quick else 10
@@ -223,7 +223,7 @@ def _opposite_orders(quick: bool) -> Outcome:
     "0.05. The APS sets computed for the note must be valid conformal sets too (coverage from 1 - alpha - 0.03 to 0.06 "
     "above the larger of 1 - alpha and the accuracy, fewer than 5.5 of 6 options), else the simulation is not a "
     "conformal one: not_replicated",
-    notebook="12_set_size",
+    notebook="13_set_size",
 )
 def _same_sets(quick: bool) -> Outcome:
     identical = shape = equal_size = aps_valid = True
@@ -288,7 +288,7 @@ def _builder_rank(n: int, alpha: float) -> int:
     "scores) must equal the rank the released code's expression np.quantile(scores, k/n, method='higher') returns "
     "(else the builders do not follow the released code and say nothing of it: not_replicated), and that rank must "
     "be 4,499 (exact)",
-    notebook="12_set_size",
+    notebook="13_set_size",
 )
 def _quantile_rank(quick: bool) -> Outcome:
     cal, _ = cf.ye_split()
@@ -308,14 +308,14 @@ def _quantile_rank(quick: bool) -> Outcome:
 
 @claim(
     "ye2024.released_rank",
-    source="this book, chapter 12: Ye et al. (2024), released code (np.quantile(scores, k/n, method='higher'))",
+    source="this book, chapter 13: Ye et al. (2024), released code (np.quantile(scores, k/n, method='higher'))",
     statement="The released code thresholds at the (k+1)-th smallest calibration score, one rank above the textbook "
     "k = ceil((n+1)(1-alpha)) when k < n: rank 4,500 with the paper's split (n = 4,997, alpha = 0.1); the package's "
     "set builders follow it.",
     paper_value=YE_QUANTILE_RANK + 1,
     tolerance="the rank read off LAC sets built on 4,997 distinct scores, and the rank the released expression returns, "
     "both equal 4,500 (exact)",
-    notebook="12_set_size",
+    notebook="13_set_size",
     kind="finding",
 )
 def _released_rank(quick: bool) -> Outcome:
@@ -377,7 +377,7 @@ def _missing_keys(missing: dict, more: str, **kwargs):
 
 @claim(
     "ye2024.qwen72b_qa",
-    source="this book, chapter 13: Ye et al. (2024), table of base models (QA) and the release README's example run, "
+    source="this book, chapter 14: Ye et al. (2024), table of base models (QA) and the release README's example run, "
     "on the released logits (the review does not print these numbers)",
     statement="Qwen-72B on question answering (MMLU, 10k): accuracy 72.53, mean set size 2.45, coverage 93.43 "
     "(alpha = 0.1; mean of LAC and APS and of the three prompts).",
@@ -385,7 +385,7 @@ def _missing_keys(missing: dict, more: str, **kwargs):
     tolerance="each published value inside the range of our values over every answer key the public files allow "
     "(a rebuilt key leaves 24 ids open; the task file leaves none), widened by 0.005 for the paper's two decimals; "
     "per metric (whether one key attains all three at once is not asked)",
-    notebook="13_released_logits",
+    notebook="14_released_logits",
     kind="finding",
 )
 @with_data(_qa_data, _QA_DATA)
@@ -417,7 +417,7 @@ def _qwen72b(quick: bool, data) -> Outcome:
     paper_value=list(REVIEW_KENDALL_TAU_RANGE),
     tolerance="smallest and largest tau over the five tasks within 0.01 of 0.58 and 0.88; with only some tasks' keys, "
     "each tau inside [0.57, 0.89] gives 'partly' (the endpoints need all five)",
-    notebook="13_released_logits",
+    notebook="14_released_logits",
 )
 def _kendall(quick: bool) -> Outcome:
     from scipy.stats import kendalltau
@@ -453,7 +453,7 @@ def _kendall(quick: bool) -> Outcome:
     tolerance="the four examples are not named in the review: with the keys of the five tasks, at least two pairs "
     "in which the more accurate model has the larger sets (gaps beyond 0.2 points and 0.02 options) that hold under "
     "APS and not LAC, with APS coverage of the more accurate model within 0.5 of 95% and 99%",
-    notebook="13_released_logits",
+    notebook="14_released_logits",
 )
 def _aps_only(quick: bool) -> Outcome:
     tables, missing = _base_tables()
@@ -498,7 +498,7 @@ HIGH_ACC0 = (0.92, 0.95, 0.99)
     tolerance="panel A's model at T = 1 (margin 4, sigma 1, alpha = 0.1; the review gives no defaults) at acc0 = "
     "0.92, 0.95, 0.99, one draw each: mean LAC size <= 1.05 and mean APS size >= 1.5 at every acc0, sets valid (as "
     "for ye_review.temperature); replicated if both, partly if one, else not_replicated",
-    notebook="12_set_size",
+    notebook="13_set_size",
 )
 def _high_accuracy_sets(quick: bool) -> Outcome:
     lac, aps, valid = {}, {}, True
@@ -525,7 +525,7 @@ def _high_accuracy_sets(quick: bool) -> Outcome:
     paper_value="accuracy = acc0 whatever a and sigma",
     tolerance="20,000 questions per cell, acc0 = 0.6 and 0.9, sigma = 1, a = 0.5, 1, 2, 4, 6: accuracy within 0.015 "
     "of acc0 in every cell (replicated); partly if only for a >= 4 (the margins the panels use); else not_replicated",
-    notebook="12_set_size",
+    notebook="13_set_size",
 )
 def _accuracy_fixed(quick: bool) -> Outcome:
     from ..experiments.review_models import synthetic_logits
@@ -556,7 +556,7 @@ def _accuracy_fixed(quick: bool) -> Outcome:
     tolerance="panel C's models, LAC, 20 draws of 2,000 + 6,000 questions: replicated if at some alpha in 0.08, 0.05, "
     "0.02 the two models' mean set sizes differ by more than 0.005 options in every draw, with valid sets (coverage "
     ">= 1 - alpha - 0.03, fewer than 5.5 options); else not_replicated (the note reports what raising alpha does)",
-    notebook="12_set_size",
+    notebook="13_set_size",
 )
 def _lower_alpha(quick: bool) -> Outcome:
     draws = 3 if quick else 20
@@ -599,7 +599,7 @@ def _lower_alpha(quick: bool) -> Outcome:
     "inclusion probabilities within 1e-12; moving the top-ranked label to another member of every set of size >= 2 "
     "(probabilities swapped; the sets, and so every functional of their law, are those of model 1) changes the "
     "accuracy by more than 0.1 on the LAC sets (panel C's construction); replicated if both, else not_replicated",
-    notebook="12_set_size",
+    notebook="13_set_size",
 )
 def _no_go(quick: bool) -> Outcome:
     p1, _, y, _ = same_sets_models(8000, random_state=0)

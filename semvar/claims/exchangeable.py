@@ -1,4 +1,4 @@
-"""Claims of chapters 10-11 (Lin, Frei & de la Peña 2026): registered with :func:`semvar.claims.claim`.
+"""Claims of chapters 11-12 (Lin, Frei & de la Peña 2026): registered with :func:`semvar.claims.claim`.
 
 The statements that are not specific to the paper's six models (dependence within domains, subject
 spread, exchangeable against naive half-widths, i.i.d. under-coverage, the subsample bound on real
@@ -69,7 +69,7 @@ def _span(values, digits: int) -> list:
     "points relative to the full score, independent of the model's specific latent variance.",
     paper_value=LIN_SUBSAMPLE_HALFWIDTH,
     tolerance=5e-5,
-    notebook="11_mmlu_uncertainty",
+    notebook="12_mmlu_uncertainty",
 )
 def _subsample_bound(quick: bool) -> Outcome:
     hw = ex.subsample_halfwidth(LIN_SUBSAMPLE_ITEMS, N_MMLU, DELTA)
@@ -93,7 +93,7 @@ def _subsample_bound(quick: bool) -> Outcome:
     "possible 95 % deviation of any 0/1 population (accuracy 1/2) is at least 0.9 of the bound; partly if it is not but "
     "the bound's variance proxy equals that population's variance within 1 %; the real answer vectors must vary "
     "(every model's accuracy between 0.05 and 0.95), else not_replicated",
-    notebook="11_mmlu_uncertainty",
+    notebook="12_mmlu_uncertainty",
 )
 @with_data(_helm, HELM)
 def _subsample_tight(quick: bool, helm) -> Outcome:
@@ -153,7 +153,7 @@ def _mgf_excess(sigma2: float, a: float, b: float, g=None) -> float:
     "sub-Gaussian variance proxy of p (E exp(lam (p - E p)) <= exp(lam^2 sigma2_mix / 2) on a grid of lam in "
     "+-[0.01, 1000], the hypothesis of Theorem 4.2); the sigma_eff bound covers in >= 0.95 of draws; the i.i.d. "
     "bound covers in < 0.5",
-    notebook="10_exchangeable_concentration",
+    notebook="11_exchangeable_concentration",
 )
 def _mixture_term(quick: bool) -> Outcome:
     reps = 4000 if quick else 40000
@@ -190,7 +190,7 @@ _REGIMES = {  # (n items, a = b): the sampling term dominates, the mixture term 
     tolerance="SIMULATION: in each regime the simulated 95 % quantile of |mean - E mean| is within 3 % of the Gaussian "
     "quantile with variance sigma2_eff, and where the two terms are equal the Gaussian quantile of either term alone "
     "misses it by more than 20 %",
-    notebook="10_exchangeable_concentration",
+    notebook="11_exchangeable_concentration",
 )
 def _gaussian_tightness(quick: bool) -> Outcome:
     reps = 40_000 if quick else 400_000
@@ -215,7 +215,7 @@ def _gaussian_tightness(quick: bool) -> Outcome:
     "any mixing law.",
     paper_value="coverage >= 0.95 under every mixing law",
     tolerance="coverage >= 0.95",
-    notebook="10_exchangeable_concentration",
+    notebook="11_exchangeable_concentration",
 )
 def _zero_sum(quick: bool) -> Outcome:
     reps = 4000 if quick else 40000
@@ -252,7 +252,7 @@ def _wald_accuracy_range(target: float, n: int) -> tuple[float, float]:
     tolerance="the source gives neither the method nor Gemma 2 9B's accuracy, so it is settled only on that model's "
     "own responses: a Wald or Hoeffding 95 % half-width on all of its MMLU items within 5e-5 of 0.0075 (replicated "
     "for either; not_replicated for neither)",
-    notebook="11_mmlu_uncertainty",
+    notebook="12_mmlu_uncertainty",
 )
 def _naive(quick: bool) -> Outcome:
     found, why = find_data(mb.lin2026_responses)
@@ -285,7 +285,7 @@ def _naive(quick: bool) -> Outcome:
     tolerance="on the HELM models: every (model, domain) mean split-half correlation >= 0.65, the lower end of the "
     "paper's range (a higher one is stronger dependence, not a contradiction); not_replicated if any is <= 0 or "
     "undefined (a constant half); partly otherwise",
-    notebook="11_mmlu_uncertainty",
+    notebook="12_mmlu_uncertainty",
 )
 @with_data(_helm, HELM)
 def _splithalf(quick: bool, helm) -> Outcome:
@@ -312,7 +312,7 @@ def _splithalf(quick: bool, helm) -> Outcome:
     paper_value=LIN_SUBJECT_SD_MAX,
     tolerance="on the HELM models: for every model the subject SD is at least twice the binomial-noise SD and one "
     "accuracy for all subjects is rejected (chi-square p < 0.001)",
-    notebook="11_mmlu_uncertainty",
+    notebook="12_mmlu_uncertainty",
 )
 @with_data(_helm, HELM)
 def _spread(quick: bool, helm) -> Outcome:
@@ -337,7 +337,7 @@ def _spread(quick: bool, helm) -> Outcome:
     tolerance="on the HELM models, ratio of the exchangeable half-width of the subject-macro score to the naive "
     "(Wald, all items) half-width: replicated if it is at least 0.8 times the paper's 6.9 for every model; partly if "
     "at least 2 for every model (considerably wider, by less than the paper's factor); else not_replicated",
-    notebook="11_mmlu_uncertainty",
+    notebook="12_mmlu_uncertainty",
 )
 @with_data(_helm, HELM)
 def _exchangeable_vs_naive(quick: bool, helm) -> Outcome:
@@ -367,7 +367,7 @@ def _exchangeable_vs_naive(quick: bool, helm) -> Outcome:
     tolerance="on the HELM models, the subject-macro score of half of each domain's subjects predicts that of the "
     "other half: the i.i.d. 95 % half-width covers the gap in at most 80 % of random splits for every model (a clear "
     "underestimate, not sampling noise), and the exchangeable one in at least 95 %",
-    notebook="11_mmlu_uncertainty",
+    notebook="12_mmlu_uncertainty",
 )
 @with_data(_helm, HELM)
 def _iid_under(quick: bool, helm) -> Outcome:
@@ -397,7 +397,7 @@ def _iid_under(quick: bool, helm) -> Outcome:
                  "gemma2_9b_halfwidth": LIN_GEMMA2_9B_HALFWIDTH},
     tolerance="split-half range ends within 0.03, largest subject SD within 0.005, half-width within 0.002; with "
     "fewer than the six models at most partly",
-    notebook="11_mmlu_uncertainty",
+    notebook="12_mmlu_uncertainty",
 )
 def _six_models(quick: bool) -> Outcome:
     found, why = find_data(mb.lin2026_responses)
@@ -457,7 +457,7 @@ def _pairs_at_least_one(x: np.ndarray) -> np.ndarray:
     "half-width covers |f - E f| in >= 0.95 of draws under every law, with sigma2_mix the optimal sub-Gaussian proxy "
     "of U_f = 1 - (1 - p)^2 - E[...] computed numerically; and the mixture term matters (without it the half-width "
     "covers in < 0.95 under some law)",
-    notebook="10_exchangeable_concentration",
+    notebook="11_exchangeable_concentration",
 )
 def _general_bounded_difference(quick: bool) -> Outcome:
     from scipy import integrate, stats
@@ -498,7 +498,7 @@ def _general_bounded_difference(quick: bool) -> Outcome:
     tolerance="with n/N = 0.356 and delta = 0.05: |half-width / Serfling's finite-population half-width - 1| falls "
     "with N (N = 10^2 .. 10^6) and is below 1e-5 at N = 10^6; and on the worst 0/1 population of N = 14,042 "
     "(half ones) the exact (hypergeometric) probability of exceeding the half-width is <= delta",
-    notebook="10_exchangeable_concentration",
+    notebook="11_exchangeable_concentration",
 )
 def _finite_exchangeable_limit(quick: bool) -> Outcome:
     share = LIN_SUBSAMPLE_SHARE / 100

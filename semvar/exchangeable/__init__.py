@@ -1,6 +1,6 @@
 """Bounded-difference concentration for exchangeable sequences, and its use on benchmarks.
 
-The objects of chapters 10-11 (Lin, Frei & de la Peña 2026), one module each:
+The objects of chapters 11-12 (Lin, Frei & de la Peña 2026), one module each:
 
 - :mod:`~semvar.exchangeable.concentration` - the effective variance proxy of
   a bounded-difference function of an infinitely exchangeable sequence,

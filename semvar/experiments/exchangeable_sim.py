@@ -1,4 +1,4 @@
-"""SIMULATION: exchangeable binary data, for the checks of chapters 10-11 (clearly simulation, never data).
+"""SIMULATION: exchangeable binary data, for the checks of chapters 11-12 (clearly simulation, never data).
 
 Draws from the models of :mod:`semvar.exchangeable`: a sequence exchangeable
 through ``p ~ Beta(a, b)``, and the domain-stratified hierarchical model of a

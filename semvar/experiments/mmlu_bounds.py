@@ -1,4 +1,4 @@
-"""The bounds of Lin, Frei & de la Peña (2026) put to work: coverage, tightness, MMLU (chapters 10-11).
+"""The bounds of Lin, Frei & de la Peña (2026) put to work: coverage, tightness, MMLU (chapters 11-12).
 
 Calculations that the chapters and the claims ledger share:
 
@@ -275,7 +275,7 @@ def seed_simulation_parameters(mean=GEMMA2_9B_MMLU_ACCURACY, halfwidth=LIN_GEMMA
     return {"mean": mean, "sd": float(sd), "a": a, "b": b}
 
 
-# --------------------------------------------------------------------------- real models' answers (chapter 11)
+# --------------------------------------------------------------------------- real models' answers (chapter 12)
 
 _Z95 = 1.959963984540054  # the standard normal 0.975 quantile
 

@@ -1,6 +1,6 @@
-"""Item-level MMLU correctness from answerers that run on a CPU (controls for chapter 11).
+"""Item-level MMLU correctness from answerers that run on a CPU (controls for chapter 12).
 
-Chapter 11 analyses real models' answers (:func:`semvar.data.load_helm_mmlu`).
+Chapter 12 analyses real models' answers (:func:`semvar.data.load_helm_mmlu`).
 Beside them it uses simple answerers that need no GPU and no network as
 controls: one that is independent by construction, and rules that know
 nothing yet show subject structure:
