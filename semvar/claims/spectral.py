@@ -232,7 +232,10 @@ def _table2(quick: bool) -> Outcome:
             "same_meaning, verdict; e.g. from python -m semvar judge with each model)", why,
             our_value={"runnable judges": _judge_runnable_pq(quick)},
             note="the six judges are web-API language models (Phi-3.5, GPT-3.5-turbo, Jamba 1.5 Mini, Command-R, "
-            "Ministral-3B, Llama), not reachable offline; our value is (p, q) of the judges we can run")
+            "Ministral-3B, Llama), not reachable offline; our value is (p, q) of the judges we can run. Real LLM judges "
+            "(GPT-4, text-davinci-003, BEM) measured against human labels, on a different task (one answer against "
+            "gold answers, not two texts against each other), are in chapter 7: liu2025.real_llm_judge_sbm and the "
+            "humanjudges records")
     est, off = {}, []
     for j, g in df.groupby("judge"):
         same, diff = g[g.same_meaning.astype(bool)], g[~g.same_meaning.astype(bool)]
