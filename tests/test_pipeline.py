@@ -375,3 +375,29 @@ def test_batched_engine_equals_the_per_problem_path_on_random_block_models(seed)
         pipeline.BATCHED = old
     for x, y in zip(a, b):
         np.testing.assert_array_equal(x, y)
+
+
+def test_semantic_von_neumann_entropy_is_the_plug_in_entropy_on_an_equivalence_relation():
+    import math
+
+    from semvar.judges import OracleJudge, SBMJudge
+    from semvar.pipeline import semantic_von_neumann_entropy
+
+    labels = [0, 0, 0, 1, 1, 2]
+    texts = [f"text {i}" for i in range(len(labels))]
+    shares = [3 / 6, 2 / 6, 1 / 6]
+    assert math.isclose(semantic_von_neumann_entropy(texts, OracleJudge(labels)), -sum(p * math.log(p) for p in shares),
+                        abs_tol=1e-9)
+    h = semantic_von_neumann_entropy(texts, SBMJudge(labels, 0.8, 0.1, random_state=0))
+    assert 0.0 <= h <= math.log(len(texts)) + 1e-12
+
+
+@pytest.mark.parametrize("texts, judge", [([], "oracle"), ("not a list", "oracle"), (["a", "b"], object())])
+def test_semantic_von_neumann_entropy_bad_input(texts, judge):
+    from semvar.judges import OracleJudge
+    from semvar.pipeline import semantic_von_neumann_entropy
+
+    if judge == "oracle":
+        judge = OracleJudge([0] * max(len(texts), 1))
+    with pytest.raises((ValueError, TypeError)):
+        semantic_von_neumann_entropy(texts, judge)
