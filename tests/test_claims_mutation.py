@@ -279,8 +279,9 @@ def test_constant_semantic_entropy_reaches_the_registry(monkeypatch):
         return 0.5
 
     replace_everywhere(monkeypatch, "semvar.measures", "semantic_entropy", const)
-    monkeypatch.setitem(measures.MEASURES, "semantic_entropy",
-                        dataclasses.replace(measures.MEASURES["semantic_entropy"], function=const))
+    m = measures.MEASURES["semantic_entropy"]  # its public function and its validated twin
+    monkeypatch.setitem(measures.MEASURES, "semantic_entropy", dataclasses.replace(
+        m, **{f.name: const for f in dataclasses.fields(m) if callable(getattr(m, f.name))}))
     assert_flips(["regime.entropy_flags_errors", "regime.more_samples_better_flag"],
                  {"regime.entropy_flags_errors": "not_replicated"})
 
