@@ -3,7 +3,14 @@
 Each helper checks one kind of argument and raises :class:`ValueError` with a
 message that names the argument, shows the offending value and says what is
 allowed.  Public functions call these at their edge and then work on clean
-numpy arrays.
+numpy arrays; private functions (``_name``) take checked input and do not check
+again, so internal callers skip validation by calling the private function.
+
+:class:`InvalidParameterError` is the one exception type of the checks whose
+argument can be wrong in kind as well as in value (a flag that is not a bool,
+an option outside its set, a judge without a ``pairs`` method).  It subclasses
+both :class:`ValueError` and :class:`TypeError`, as scikit-learn's does, so a
+caller may catch either.
 """
 
 from __future__ import annotations
@@ -14,6 +21,10 @@ import numpy as np
 import scipy.sparse as sp
 
 __all__ = [
+    "InvalidParameterError",
+    "check_bool",
+    "check_option",
+    "check_judge",
     "check_random_state",
     "check_array",
     "check_adjacency",
@@ -37,6 +48,50 @@ __all__ = [
 def show(value, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+class InvalidParameterError(ValueError, TypeError):
+    """An argument of the wrong kind or outside its allowed set."""
+
+
+def check_bool(value: object, name: str) -> bool:
+    """Check that ``value`` is ``True`` or ``False`` (numpy booleans included).
+
+    >>> check_bool(True, "progress")
+    True
+    >>> check_bool(1, "progress")
+    Traceback (most recent call last):
+    ...
+    semvar._validation.InvalidParameterError: progress must be True or False, got 1
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise InvalidParameterError(f"{name} must be True or False, got {show(value)}")
+
+
+def check_option(value: object, name: str, options) -> str:
+    """Check that ``value`` is one of the strings in ``options``.
+
+    >>> check_option("ncv", "method", ("ncv", "ecv"))
+    'ncv'
+    >>> check_option("NCV", "method", ("ncv", "ecv"))
+    Traceback (most recent call last):
+    ...
+    semvar._validation.InvalidParameterError: method must be one of ('ncv', 'ecv'), got 'NCV'
+    """
+    options = tuple(options)
+    if isinstance(value, str) and value in options:
+        return value
+    raise InvalidParameterError(f"{name} must be one of {options}, got {show(value)}")
+
+
+def check_judge(judge: object, name: str = "judge") -> object:
+    """Check that ``judge`` has a callable ``pairs(texts, pairs)`` method (see :mod:`semvar.judges`)."""
+    if not callable(getattr(judge, "pairs", None)):
+        raise InvalidParameterError(
+            f"{name} must have a pairs(texts, pairs) method (see semvar.judges), got {type(judge).__name__}"
+        )
+    return judge
 
 
 def check_random_state(random_state) -> np.random.Generator:
@@ -96,9 +151,9 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
     return value
 
 
-def check_probability(value, name: str, *, open_low=False, open_high=False) -> float:
+def check_probability(value, name: str, *, low_open=False, high_open=False) -> float:
     """Check that ``value`` is a probability in [0, 1] (optionally open at either end)."""
-    return check_real(value, name, low=0.0, high=1.0, low_open=open_low, high_open=open_high)
+    return check_real(value, name, low=0.0, high=1.0, low_open=low_open, high_open=high_open)
 
 
 def check_array(

@@ -26,8 +26,25 @@ __all__ = [
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
 
+def _crisp_inline_figures() -> None:
+    """In a notebook, show figures at twice the pixel density (200 dpi on the page)."""
+    try:
+        from IPython import get_ipython  # optional: only present in a notebook kernel
+        from matplotlib_inline.backend_inline import set_matplotlib_formats
+    except ImportError:  # pragma: no cover - plain Python, no inline backend
+        return
+    if get_ipython() is not None:
+        set_matplotlib_formats("retina")
+
+
 def use_style() -> None:
-    """Apply the house style: readable fonts, light grid, the palette, tight layout."""
+    """Apply the house style: readable fonts, light grid, the palette, tight layout.
+
+    In a notebook the inline figures are drawn at twice their nominal density
+    (``figure.dpi`` 100, so 200 dots per inch), which keeps them crisp on the page
+    and in print at the same displayed size.
+    """
+    _crisp_inline_figures()
     mpl.rcParams.update(
         {
             "figure.figsize": (6.4, 4.0),

@@ -74,7 +74,7 @@ def ye_split(n_items: int = 10000, *, cal_ratio: float = 0.5, random_state: int 
     from sklearn.model_selection import train_test_split
 
     n_items = check_int(n_items, "n_items", low=12)
-    cal_ratio = check_probability(cal_ratio, "cal_ratio", open_low=True, open_high=True)
+    cal_ratio = check_probability(cal_ratio, "cal_ratio", low_open=True, high_open=True)
     ids = np.array([i for i in range(n_items) if i not in YE_DROPPED_IDS])
     cal, test = train_test_split(ids, train_size=cal_ratio, random_state=random_state)
     return np.asarray(cal), np.asarray(test)
@@ -121,7 +121,7 @@ def ye_protocol(logits, answers, *, alpha: float = 0.1, quantile: str = "paper")
         logits = {"": logits}
     if not logits:
         raise ValueError("logits must hold at least one prompt's array")
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
     _check_quantile(quantile)
     per = {}
     for prompt, z in logits.items():
@@ -250,7 +250,7 @@ def ye_table(task: str = "qa", models: str = "base", alpha: float = 0.1, *, quan
 
     if models not in ("base", "chat_v1", "chat_v2"):
         raise ValueError(f"models must be one of ('base', 'chat_v1', 'chat_v2'), got {models!r}")
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
     _check_quantile(quantile)
     if logits is None or answers is None:
         from ..data import YE_TASKS, load_ye_answers, load_ye_logits

@@ -19,7 +19,7 @@ def _prepare(p_cal, y_cal, p_test, alpha, quantile):
     p_cal = _check_probs(p_cal, "p_cal")
     y_cal = check_option_indices(y_cal, "y_cal", p_cal.shape[0], p_cal.shape[1])
     p_test = _check_probs(p_test, "p_test", n_options=p_cal.shape[1])
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
     _check_quantile(quantile)
     _check_size(p_cal.shape[0], alpha, _k(p_cal.shape[0], alpha))
     return p_cal, y_cal, p_test, alpha

@@ -32,7 +32,7 @@ def min_calibration_size(alpha: float) -> int:
     >>> min_calibration_size(0.1), min_calibration_size(0.05)
     (9, 19)
     """
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
     if (1 - alpha) / alpha > 2.0**62:
         raise ValueError(f"alpha = {alpha!r} is too small: a finite threshold would need over 2**62 calibration scores")
     n = max(1, int(math.floor((1 - alpha) / alpha)) - 2)
@@ -72,7 +72,7 @@ def quantile_rank(n: int, alpha: float, *, quantile: str = "paper") -> int:
     (4499, 4500)
     """
     n = check_int(n, "n", low=1)
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
     _check_quantile(quantile)
     k = _k(n, alpha)
     _check_size(n, alpha, k)
@@ -133,7 +133,7 @@ def conformal_threshold(scores, alpha: float, *, quantile: str = "paper") -> flo
     s = check_array(scores, "scores", ndim=1, dtype=float_dtype(scores))
     if s.size == 0:
         raise ValueError("scores must not be empty")
-    alpha = check_probability(alpha, "alpha", open_low=True, open_high=True)
+    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
     _check_quantile(quantile)
     n = s.size
     k = _k(n, alpha)
