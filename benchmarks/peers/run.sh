@@ -2,7 +2,8 @@
 # semvar beside graspologic, uqlm, LM-Polygraph and scikit-learn on identical verdicts (see README.md here).
 # Builds benchmarks/peers/.venv once (the peers pin numpy < 2, so it is separate from the project's .venv),
 # installs the pinned requirements with --no-deps and semvar from this repository with --no-deps, then runs
-# bench_peers.py, which writes data/peers.csv and data/peers.txt. Extra arguments go to bench_peers.py.
+# bench_peers.py, which writes data/peers.csv and data/peers.txt (--section sbm) and data/peers_auroc.csv and
+# data/peers_auroc.txt (--section samples; both by default). Extra arguments go to bench_peers.py.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
