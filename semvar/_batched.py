@@ -24,6 +24,8 @@ Private: called by :mod:`semvar.pipeline` with checked, judged graphs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from scipy.linalg import lapack
 from scipy.special import betaln, gammaln
@@ -38,7 +40,9 @@ _N_INIT = 10
 _MAX_ITER = 300
 
 
-def auto_entropies(graphs, rngs, k_max: int):
+def auto_entropies(
+    graphs: Sequence[np.ndarray], rngs: Sequence[np.random.Generator], k_max: int,
+) -> list[tuple[float, int, float] | None]:
     """``(entropy, K, confidence)`` of each dense judged graph with ``k="auto"``, or None where not handled.
 
     ``graphs`` are dense 0/1 float adjacencies (no self-loops) of at most a few
@@ -71,7 +75,7 @@ def _auto_group(nc, idx, graphs, cores, keeps, rngs, k_max, out):
     B = len(idx)
     C = np.stack([cores[i] for i in idx])  # (B, nc, nc)
     kc_max = min(k_max, nc - 1)  # min(k_max, n - 1, nc - 1), n >= nc
-    # --- the spectrum (select_k._normalized_top): D^-1/2 A D^-1/2, all eigenpairs, descending
+    # --- the spectrum (select_k._common._normalized_top): D^-1/2 A D^-1/2, all eigenpairs, descending
     s = 1.0 / np.sqrt(C.sum(2))
     M = C * s[:, :, None] * s[:, None, :]
     w, V = np.linalg.eigh(M)
@@ -81,7 +85,7 @@ def _auto_group(nc, idx, graphs, cores, keeps, rngs, k_max, out):
         # the per-problem view V[:, ::-1][:, :k] of each graph, same strides (the arithmetic on it depends on them)
         return V[rows][:, :, ::-1][:, :, :k]
 
-    # --- the ICL of each candidate K (select_k._criterion_core, judge model)
+    # --- the ICL of each candidate K (select_k.likelihood._criterion_core, judge model)
     k_up = np.minimum(kc_max, np.maximum(np.count_nonzero(w[:, :kc_max] > 0, axis=1), 1))
     scores = np.full((B, kc_max), -np.inf)
     e_all = C.sum(axis=(1, 2)) / 2.0  # sums of 0/1 verdicts: exact in any order
@@ -93,7 +97,7 @@ def _auto_group(nc, idx, graphs, cores, keeps, rngs, k_max, out):
         z = _pivoted_many(embedding(rows, k), k)
         icl, valid = _icl_judge_many(C[rows], z, k, e_all[rows], N_all)
         scores[rows[valid], k - 1] = icl[valid]
-    # --- the choice (select_k._posterior, _result, auto's eigengap rule for small cores)
+    # --- the choice (select_k._common._posterior and _result, auto's eigengap rule for small cores)
     mu = w[:, : kc_max + 1]
     k_gap = np.argmax(mu[:, :-1] - mu[:, 1:], axis=1) + 1
     kc = np.empty(B, dtype=np.int64)
@@ -139,7 +143,7 @@ def _posterior(scores: np.ndarray) -> np.ndarray:
 
 
 def _icl_judge_many(A: np.ndarray, z: np.ndarray, k: int, e_all: np.ndarray, N_all: float):
-    """:func:`semvar.select_k._icl_judge` of each graph ``A[b]`` with labels ``z[b]``, and whether every cluster is used."""
+    """:func:`semvar.select_k.likelihood._icl_judge` of each graph ``A[b]`` with labels ``z[b]``, and whether every cluster is used."""
     n = A.shape[1]
     nk = (z[:, :, None] == np.arange(k)).sum(1)  # (B, k) cluster sizes
     valid = nk.min(1) > 0

@@ -6,7 +6,7 @@ call (argument checks, thread pools), far more than the arithmetic.  This
 module holds Lloyd's algorithm with k-means++ seeding (Arthur & Vassilvitskii
 2007) for such problems, with all restarts advanced together as one array
 operation.  It finds the same optimum as scikit-learn on well-separated data;
-``tests/test_pipeline.py`` compares the two on many random graphs.
+``tests/test_kmeans.py`` compares the two on many random graphs.
 
 Private: the public entry points (:func:`semvar.pipeline.semantic_spectral_entropies`,
 the selection rules of :mod:`semvar.select_k`) call it with checked input.
@@ -15,11 +15,14 @@ the selection rules of :mod:`semvar.select_k`) call it with checked input.
 from __future__ import annotations
 
 import numpy as np
+from scipy.linalg import lapack
 
-__all__ = ["kmeans"]
+__all__ = ["kmeans", "kmeans_pivoted"]
 
 
-def kmeans(X: np.ndarray, k: int, rng: np.random.Generator, *, n_init: int = 10, max_iter: int = 300):
+def kmeans(
+    X: np.ndarray, k: int, rng: np.random.Generator, *, n_init: int = 10, max_iter: int = 300,
+) -> tuple[np.ndarray, float]:
     """Cluster the rows of ``X`` into ``k`` groups; return ``(labels, inertia)``.
 
     Parameters
@@ -30,10 +33,10 @@ def kmeans(X: np.ndarray, k: int, rng: np.random.Generator, *, n_init: int = 10,
         Number of clusters.
     rng : numpy.random.Generator
         Draws the k-means++ seeds of every restart.
-    n_init : int, default 10
+    n_init : int, default=10
         Number of restarts; the one with the smallest inertia is kept (the
         first of equal ones).
-    max_iter : int, default 300
+    max_iter : int, default=300
         Largest number of Lloyd iterations per restart.
 
     Returns
@@ -116,7 +119,6 @@ def _sqdist(X: np.ndarray, sq: np.ndarray, C: np.ndarray) -> np.ndarray:
     return np.maximum(d, 0.0, out=d)
 
 
-
 def kmeans_pivoted(X: np.ndarray, k: int, *, max_iter: int = 300) -> np.ndarray:
     """One deterministic k-means run started from ``k`` rows chosen by a pivoted QR; return the labels.
 
@@ -137,8 +139,6 @@ def kmeans_pivoted(X: np.ndarray, k: int, *, max_iter: int = 300) -> np.ndarray:
     n = X.shape[0]
     if k == 1:
         return np.zeros(n, dtype=np.int64)
-    from scipy.linalg import lapack
-
     geqp3 = lapack.get_lapack_funcs("geqp3", (X,))
     piv = geqp3(np.array(X.T, order="F"), overwrite_a=1)[1] - 1  # LAPACK's column-pivoted QR, 1-based pivots
     C = X[piv[:k]].copy()

@@ -33,8 +33,10 @@ held dense, its spectrum is computed once and shared by the rule that chooses
 path) is the numpy implementation of :mod:`semvar._kmeans` instead of
 :class:`sklearn.cluster.KMeans` (whose fixed cost per call dominates problems
 this small).  Both paths cluster through the one function
-:func:`semvar.spectral.spectral_clusters` (its ``kmeans="numpy"`` and
-``embedding`` options are the small-graph branch).  The results equal those
+:func:`semvar.spectral.spectral_clusters`, looked up in :mod:`semvar.spectral`
+at each call (its ``kmeans="numpy"`` and ``embedding`` options are the
+small-graph branch); the rule's ``K``, the texts with an edge and the spectrum
+it read come from :func:`semvar.select_k.select_with_core`.  The results equal those
 of the general path whenever both k-means runs reach the optimum, which ten
 restarts do on such graphs; the tests compare the two on many random graphs
 (on a symmetric graph two partitions can both be optimal, and the two
@@ -63,15 +65,23 @@ import numbers
 import os
 import pickle
 import warnings
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
+from . import spectral
 from ._batched import auto_entropies
+from ._threads import one_thread
 from ._validation import (
+    RandomStateLike,
     check_adjacency,
+    check_bool,
     check_int,
+    check_judge,
     check_laplacian,
     check_observed,
     check_random_state,
@@ -82,23 +92,12 @@ from ._validation import (
 )
 from .entropy import empirical_entropy
 from .graph import all_pairs, check_judged, judge_graph
-from .select_k import (
-    METHODS,
-    KSelection,
-    _auto,
-    _bic,
-    _check_rule_weights,
-    _dispatch,
-    _eigengap,
-    _icl,
-    _n_components,
-    _normalized_top,
-    _one_thread,
-    _sparse_route,
-    _split_isolated,
-)
-from .spectral import canonical_labels, spectral_clusters
+from .select_k import METHODS, KSelection, select_with_core
+from .spectral import canonical_labels
 from .spectral_variants import von_neumann_entropy
+
+if TYPE_CHECKING:
+    from .judges import Judge
 
 __all__ = [
     "semantic_spectral_entropy", "semantic_spectral_entropies", "semantic_von_neumann_entropy", "graph_entropy",
@@ -130,7 +129,8 @@ class BatchError(RuntimeError):
     The exception that the problem raised is its ``__cause__``.
     """
 
-    def __init__(self, message: str, index: int = -1, entropies=None, k=None, confidence=None):
+    def __init__(self, message: str, index: int = -1, entropies: np.ndarray | None = None,
+                 k: np.ndarray | None = None, confidence: np.ndarray | None = None) -> None:
         super().__init__(message)
         self.index = index
         self.entropies = np.zeros(0) if entropies is None else entropies
@@ -146,16 +146,16 @@ class BatchInputError(BatchError, ValueError):
 
 
 def semantic_spectral_entropy(
-    texts,
-    judge,
-    k="auto",
+    texts: Sequence[str],
+    judge: Judge,
+    k: int | str = "auto",
     *,
     laplacian: str = "normalized",
     k_max: int = 10,
-    random_state=None,
+    random_state: RandomStateLike = None,
     return_labels: bool = False,
     return_k: bool = False,
-):
+) -> float | tuple:
     """Semantic spectral entropy of ``texts`` end to end (Liu 2025, Algorithm 1).
 
     Ask ``judge`` about every unordered pair of texts, assemble the judged
@@ -169,23 +169,23 @@ def semantic_spectral_entropy(
         The ``n`` texts.
     judge : Judge
         Anything with ``pairs(texts, pairs) -> bool array`` (see :mod:`semvar.judges`).
-    k : int or str, default "auto"
+    k : int or str, default="auto"
         Number of meanings, ``1 <= k <= n``; or the name of a rule that
         chooses it from the judged graph, one of
         :data:`semvar.select_k.METHODS` ("auto", "icl", "bic", "eigengap",
         "ncv", "ecv", "bethe_hessian", "consensus").  "auto" is the rule that
         chapter 4's study of graphs of 5-300 texts found best or near-best
         in every regime (:func:`semvar.select_k.auto`).
-    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default="normalized"
         Spectral matrix; see :func:`semvar.spectral.spectral_embedding`.
-    k_max : int, default 10
+    k_max : int, default=10
         Largest ``k`` a selection rule may return for the texts that have a
         TRUE verdict (ignored for an int ``k``).
-    random_state : None, int or numpy.random.Generator, default None
+    random_state : None, int or numpy.random.Generator, default=None
         Seeds k-means (and the selection rule).
-    return_labels : bool, default False
+    return_labels : bool, default=False
         Also return the cluster labels.
-    return_k : bool, default False
+    return_k : bool, default=False
         Also return the :class:`semvar.select_k.KSelection` behind ``K``:
         ``.k``, ``.method`` and ``.confidence`` (the rule's posterior
         probability of its ``K``; None for a given ``K`` and for rules without
@@ -230,26 +230,27 @@ def semantic_spectral_entropy(
     (0.693147, 2, 'auto')
     """
     texts = check_texts(texts)
-    _check_judge(judge)
+    check_judge(judge)
     k, k_max, rng = _check_k(k, k_max, len(texts), random_state)
     check_laplacian(laplacian)
-    _check_flags(return_labels=return_labels, return_k=return_k)
+    check_bool(return_labels, "return_labels")
+    check_bool(return_k, "return_k")
     h, labels, sel = _one_problem(texts, judge, k, k_max, laplacian, rng)
     return _pack(h, labels, sel, return_labels, return_k)
 
 
 def graph_entropy(
-    adjacency,
-    k="auto",
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix,
+    k: int | str = "auto",
     *,
     laplacian: str = "normalized",
     k_max: int = 10,
-    tau=None,
-    observed=None,
-    random_state=None,
+    tau: float | None = None,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
+    random_state: RandomStateLike = None,
     return_labels: bool = False,
     return_k: bool = False,
-):
+) -> float | tuple:
     """Semantic spectral entropy of a judged graph: steps 2-4 of Liu (2025, Algorithm 1).
 
     Parameters
@@ -258,27 +259,27 @@ def graph_entropy(
         Symmetric, non-negative, finite judged graph (``A_ij = 1``: texts
         ``i`` and ``j`` judged equivalent), dense or sparse.  The diagonal
         is ignored (see the module notes on self-loops).
-    k : int or str, default "auto"
+    k : int or str, default="auto"
         Number of meanings, ``1 <= k <= n``; or the name of a rule that
         chooses it from the graph (:data:`semvar.select_k.METHODS`).  The
         rules "auto", "icl", "bic" and "consensus" read each entry as a
         verdict and need weights in ``[0, 1]`` (see :mod:`semvar.select_k`).
-    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default="normalized"
         Spectral matrix; see :func:`semvar.spectral.spectral_embedding`.
-    k_max : int, default 10
+    k_max : int, default=10
         Largest ``k`` a selection rule may return for the texts with an edge
         (ignored for an int ``k``).
-    tau : float or None, default None
+    tau : float or None, default=None
         Regularisation for ``laplacian="regularized"``; None: the mean degree.
     observed : array-like or sparse matrix of shape (n, n), optional
         0/1 mask of the pairs the judge was asked about, for
         ``laplacian="centered"``; None: every pair.  Needs an int ``k``
         (the selection rules read an unasked pair as a FALSE verdict).
-    random_state : None, int or numpy.random.Generator, default None
+    random_state : None, int or numpy.random.Generator, default=None
         Seeds k-means (and the selection rule).
-    return_labels : bool, default False
+    return_labels : bool, default=False
         Also return the cluster labels.
-    return_k : bool, default False
+    return_k : bool, default=False
         Also return the :class:`semvar.select_k.KSelection` behind ``K``.
 
     Returns
@@ -329,10 +330,9 @@ def graph_entropy(
     """
     A = _without_loops(check_adjacency(adjacency))
     k, k_max, rng = _check_k(k, k_max, A.shape[0], random_state)
-    if isinstance(k, str):
-        _check_rule_weights(A, k)
     check_laplacian(laplacian, tau=tau, observed=observed)
-    _check_flags(return_labels=return_labels, return_k=return_k)
+    check_bool(return_labels, "return_labels")
+    check_bool(return_k, "return_k")
     if tau is not None:
         tau = check_real(tau, "tau", low=0.0)
     O = None
@@ -347,18 +347,18 @@ def graph_entropy(
 
 
 def semantic_spectral_entropies(
-    problems,
-    k="auto",
+    problems: Iterable[tuple[Sequence[str], Judge]],
+    k: int | str | Sequence[int] = "auto",
     *,
     k_max: int = 10,
     laplacian: str = "normalized",
-    n_jobs=1,
-    random_state=None,
+    n_jobs: int | None = 1,
+    random_state: RandomStateLike = None,
     return_k: bool = False,
     chunk_size: int = 128,
     progress: bool = False,
     errors: str = "raise",
-):
+) -> np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Semantic spectral entropy of many prompts, each with its own texts and judge.
 
     Parameters
@@ -369,15 +369,15 @@ def semantic_spectral_entropies(
         generator is consumed lazily, so memory does not grow with the number
         of prompts (with ``n_jobs`` other than 1, up to :data:`PARALLEL_MIN`
         problems are read ahead to decide whether to start workers).
-    k : int, str or sequence of int, default "auto"
+    k : int, str or sequence of int, default="auto"
         The number of meanings of every prompt, a rule name
         (:data:`semvar.select_k.METHODS`), or one int per prompt (exactly
         one per problem: a sequence shorter or longer than ``problems`` is
         refused, for a generator as soon as the mismatch shows).
-    k_max : int, default 10
+    k_max : int, default=10
         Largest ``K`` a rule may return (texts with a TRUE verdict).
-    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
-    n_jobs : int or None, default 1
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default="normalized"
+    n_jobs : int or None, default=1
         1: run in this process.  Otherwise the number of joblib workers
         (-1: all); None: joblib's default, which a
         :func:`joblib.parallel_config` context sets (for a cluster:
@@ -386,19 +386,19 @@ def semantic_spectral_entropies(
         prompts, nor, on joblib's local backends, than this machine's CPUs;
         a batch of fewer than :data:`PARALLEL_MIN` prompts runs in this
         process on the local backends (starting workers would cost more).
-    random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, default None
+    random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, default=None
         Turned into one :class:`numpy.random.SeedSequence` ``S``; prompt ``i``
         uses ``numpy.random.default_rng(S.spawn(m)[i])``, so every prompt's
         result is the same serially, in parallel and on a cluster.  A judge
         with randomness of its own (:class:`semvar.judges.SBMJudge`) gives the
         same verdicts everywhere when each prompt has its own judge object.
-    return_k : bool, default False
+    return_k : bool, default=False
         Also return the chosen ``K`` and the rule's confidence of each prompt.
-    chunk_size : int, default 128
+    chunk_size : int, default=128
         Prompts per task sent to a worker.
-    progress : bool, default False
+    progress : bool, default=False
         Show a tqdm progress bar over the prompts.
-    errors : {"raise", "skip"}, default "raise"
+    errors : {"raise", "skip"}, default="raise"
         What a problem that fails (an invalid problem, or a judge that
         raises) does.  "raise": stop and raise a :class:`BatchError` that
         names the problem's index and carries the results of every problem
@@ -460,12 +460,10 @@ def semantic_spectral_entropies(
     k_all, k_list = _check_batch_k(k)
     k_max = check_int(k_max, "k_max", low=1)
     check_laplacian(laplacian)
-    if n_jobs is not None:
-        n_jobs = check_int(n_jobs, "n_jobs")
-        if n_jobs == 0:
-            raise ValueError("n_jobs must be a non-zero integer (-1: all cores) or None, got 0")
+    n_jobs = _check_n_jobs(n_jobs)
     chunk_size = check_int(chunk_size, "chunk_size", low=1)
-    _check_flags(return_k=return_k, progress=progress)
+    check_bool(return_k, "return_k")
+    check_bool(progress, "progress")
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', got {show(errors)}")
     seq = _seed_sequence(random_state)
@@ -476,16 +474,42 @@ def semantic_spectral_entropies(
         raise ValueError(f"k must have one entry per problem: got {len(k_list)} entries for {total} problems")
     items = _with_k(problems, k_list, k_all)
     n_jobs, items = _workers(n_jobs, items, total, chunk_size)
-    chunks = _chunks(items, chunk_size)
     args = (k_max, laplacian, seq.entropy, tuple(seq.spawn_key), seq.pool_size, errors == "skip")
-    if n_jobs == 1:
-        results = (_solve_chunk(start, chunk, *args) for start, chunk in chunks)
-    else:
-        from joblib import Parallel, delayed
-
-        results = Parallel(n_jobs=n_jobs, return_as="generator")(
-            delayed(_solve_chunk)(start, chunk, *args) for start, chunk in chunks
+    results = _chunk_results(_chunks(items, chunk_size), args, n_jobs)
+    h_parts, k_parts, c_parts, skipped = _gather(results, total, progress, errors)
+    if skipped:
+        shown = "; ".join(_failure_message(i, exc) for i, exc in skipped[:5])
+        more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
+        warnings.warn(
+            f"{len(skipped)} problem(s) failed and were skipped (entropy NaN, K 0): {shown}{more}",
+            RuntimeWarning, stacklevel=2,
         )
+    entropies = _concat(h_parts, float)
+    if not return_k:
+        return entropies
+    return entropies, _concat(k_parts, np.int64), _concat(c_parts, float)
+
+
+def _check_n_jobs(n_jobs):
+    if n_jobs is not None:
+        n_jobs = check_int(n_jobs, "n_jobs")
+        if n_jobs == 0:
+            raise ValueError("n_jobs must be a non-zero integer (-1: all cores) or None, got 0")
+    return n_jobs
+
+
+def _chunk_results(chunks, args: tuple, n_jobs):
+    """The results of :func:`_solve_chunk` for every chunk, in order: here, or from joblib's workers."""
+    if n_jobs == 1:
+        return (_solve_chunk(start, chunk, *args) for start, chunk in chunks)
+    from joblib import Parallel, delayed  # joblib's workers only when asked for
+
+    return Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_solve_chunk)(start, chunk, *args)
+                                                           for start, chunk in chunks)
+
+
+def _gather(results, total, progress: bool, errors: str):
+    """The chunks' entropies, K and confidences, and the failures skipped; raise on the first with "raise"."""
     from tqdm.auto import tqdm
 
     h_parts, k_parts, c_parts, skipped = [], [], [], []
@@ -503,17 +527,7 @@ def semantic_spectral_entropies(
                 raise cls(_failure_message(i, exc), i, _concat(h_parts, float), _concat(k_parts, np.int64),
                           _concat(c_parts, float)) from exc
             skipped.extend(failures)
-    if skipped:
-        shown = "; ".join(_failure_message(i, exc) for i, exc in skipped[:5])
-        more = f" (and {len(skipped) - 5} more)" if len(skipped) > 5 else ""
-        warnings.warn(
-            f"{len(skipped)} problem(s) failed and were skipped (entropy NaN, K 0): {shown}{more}",
-            RuntimeWarning, stacklevel=2,
-        )
-    entropies = _concat(h_parts, float)
-    if not return_k:
-        return entropies
-    return entropies, _concat(k_parts, np.int64), _concat(c_parts, float)
+    return h_parts, k_parts, c_parts, skipped
 
 
 def _failure_message(i: int, exc: BaseException) -> str:
@@ -585,17 +599,6 @@ def _concat(parts, dtype) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- checks
-def _check_judge(judge, where: str = ""):
-    if not callable(getattr(judge, "pairs", None)):
-        raise ValueError(f"{where}judge must have a pairs(texts, pairs) method, got {type(judge).__name__}")
-
-
-def _check_flags(**flags):
-    for name, value in flags.items():
-        if not isinstance(value, bool):
-            raise ValueError(f"{name} must be True or False, got {show(value)}")
-
-
 def _check_k(k, k_max, n: int, random_state):
     """Check ``k`` (an int in ``[1, n]`` or a rule name), ``k_max`` and ``random_state``."""
     if isinstance(k, str):
@@ -669,7 +672,7 @@ def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, 
     failures = []
     queued = []  # (j, graph, rng) for the batched engine
     stop = m
-    with _one_thread():
+    with one_thread():
         for j, ((problem, k), i) in enumerate(zip(chunk, range(start, start + m))):
             try:
                 A, rng = _judge_problem(problem, k, i, entropy, spawn_key, pool_size)
@@ -698,13 +701,13 @@ def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, 
 
 #: Whether :func:`semantic_spectral_entropies` solves small ``k="auto"`` problems together (see :mod:`semvar._batched`).
 BATCHED = True
-_CLUSTERING = spectral_clusters  # the function the batched engine reproduces
+_CLUSTERING = spectral.spectral_clusters  # the function the batched engine reproduces
 
 
 def _batched_ok() -> bool:
     """The batched engine stands in for :func:`semvar.spectral.spectral_clusters` only while that is the function
     it reproduces: a replaced clustering reaches every prompt through the per-problem path."""
-    return BATCHED and spectral_clusters is _CLUSTERING
+    return BATCHED and spectral.spectral_clusters is _CLUSTERING
 
 
 def _picklable(exc: BaseException) -> BaseException:
@@ -727,7 +730,7 @@ def _judge_problem(problem, k, i, entropy, spawn_key, pool_size):
         texts = check_texts(texts)
     except ValueError as exc:
         raise ValueError(f"{where}{exc}") from None
-    _check_judge(judge, where)
+    check_judge(judge, f"{where}judge")
     if not isinstance(k, str) and k > len(texts):
         raise ValueError(f"{where}k must be <= the number of texts ({len(texts)}), got {k}")
     seq = np.random.SeedSequence(entropy, spawn_key=spawn_key + (i,), pool_size=pool_size)
@@ -744,7 +747,7 @@ def _pairs_of(n: int) -> np.ndarray:
     return P
 
 
-def semantic_von_neumann_entropy(texts, judge) -> float:
+def semantic_von_neumann_entropy(texts: Sequence[str], judge: Judge) -> float:
     """Semantic entropy of ``texts`` read from the judged graph's spectrum, with no K to choose.
 
     Every unordered pair is judged once; the judged graph ``A`` (with each
@@ -785,7 +788,7 @@ def semantic_von_neumann_entropy(texts, judge) -> float:
     0.693147
     """
     texts = check_texts(texts)
-    _check_judge(judge)
+    check_judge(judge)
     return von_neumann_entropy(_judged_graph(judge, texts))
 
 
@@ -837,100 +840,35 @@ def _entropy_of_graph(A, k, k_max: int, laplacian: str, tau, O, rng):
     if fast and sp.issparse(A):
         A = A.toarray()
     if not isinstance(k, str):
-        labels = spectral_clusters(A, k, laplacian=laplacian, n_init=10, random_state=rng, tau=tau, observed=O,
-                                   check_input=False, kmeans="numpy" if fast else "sklearn")
+        labels = _clusters(A, k, laplacian, tau, O, rng, fast)
         return empirical_entropy(labels), labels, _given(k)
     return _rule_entropy(A, k, k_max, laplacian, tau, rng, fast)
 
 
-def _split_sparse(A):
-    """:func:`semvar.select_k._split_isolated` for a sparse graph: only the core (texts with an edge) is made dense."""
-    keep = np.asarray(A.sum(axis=1)).ravel() > 0
-    m = int(A.shape[0] - np.count_nonzero(keep))
-    core_sparse = A if m == 0 else sp.csr_array(A[keep][:, keep])
-    return core_sparse.toarray(), core_sparse, keep, m
-
-
 def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bool):
-    """Choose K with rule ``method``; isolated texts are singletons; cluster the rest into K - (their number)."""
-    n = A.shape[0]
-    if sp.issparse(A) and n >= 3 and not fast:
-        # a large core of a sparse graph: the rules that read the leading eigenpairs never make it dense
-        route = _sparse_route(A, method, min(k_max, n - 1)) if method in ("auto", "icl", "eigengap") else None
-        if route is not None:
-            return _sparse_rule_entropy(n, *route, laplacian, tau, rng)
-    if sp.issparse(A):  # isolated texts set aside before anything is made dense
-        core, core_sparse, keep, m = _split_sparse(A)
-    else:
-        core, keep, m = _split_isolated(A)
-        core_sparse = None
-    nc = core.shape[0]
-    spectrum = None
-    if n < 3:
-        kc = _n_components(core)
-        sel = KSelection(k=kc + m, candidates=np.array([kc + m]), losses=np.zeros(1), method=method,
-                         details={"core_k": kc, "fallback": "connected components"}, n_singletons=m)
-    else:
-        kmax = min(k_max, n - 1)
-        if fast and nc >= 3 and method in ("auto", "icl", "bic", "eigengap"):
-            spectrum = _normalized_top(core, min(kmax, nc - 1) + 1)
-            if method == "auto":
-                sel = _auto(A, kmax, spectrum)
-            elif method == "icl":
-                sel = _icl(A, kmax, "judge", spectrum)
-            elif method == "bic":
-                sel = _bic(A, kmax, "judge", spectrum)
-            else:
-                sel = _eigengap(A, kmax, False, None, spectrum)
-        elif core_sparse is not None:
-            sel = _with_singletons(_dispatch(core, method, kmax, rng), m)
-        else:
-            sel = _dispatch(A, method, kmax, rng)
+    """Choose K with rule ``method``; isolated texts are singletons; cluster the rest into K - (their number).
+
+    The core is clustered from the spectrum the rule read where that is the clustering's own: on the
+    small-graph path, and for the exact spectrum of the sparse route with the normalised matrix.
+    """
+    choice = select_with_core(A, method, k_max, rng, check_input=False)
+    sel, keep, spectrum = choice.selection, choice.keep, choice.spectrum
+    m = int(keep.size - np.count_nonzero(keep))
     kc = sel.k - m
-    labels = np.empty(n, dtype=np.int64)
+    labels = np.empty(keep.size, dtype=np.int64)
     labels[~keep] = kc + np.arange(m)
-    if nc:
-        labels[keep] = _core_labels(core, core_sparse, kc, laplacian, tau, rng, fast, spectrum)
+    if m < keep.size:
+        shared = (fast or sp.issparse(choice.core)) and laplacian == "normalized" and tau is None
+        usable = shared and spectrum is not None and len(spectrum) == 2 and spectrum[1].shape[1] >= kc
+        labels[keep] = _clusters(choice.core, kc, laplacian, tau, None, rng, fast, spectrum[1] if usable else None)
     labels = canonical_labels(labels)
     return empirical_entropy(labels), labels, sel
 
 
-def _sparse_rule_entropy(n: int, sel: KSelection, core_sparse, keep, spectrum, laplacian: str, tau, rng):
-    """:func:`_rule_entropy`'s end for the sparse route: the core clustered from the rule's own spectrum."""
-    m = sel.n_singletons
-    kc = sel.k - m
-    labels = np.empty(n, dtype=np.int64)
-    labels[~keep] = kc + np.arange(m)
-    if kc <= 1:
-        labels[keep] = 0
-    elif laplacian == "normalized" and tau is None and len(spectrum) == 2:  # an exact spectrum: reused
-        labels[keep] = spectral_clusters(core_sparse, kc, n_init=10, random_state=rng, check_input=False,
-                                         embedding=spectrum[1])
-    else:
-        labels[keep] = spectral_clusters(core_sparse, kc, laplacian=laplacian, n_init=10, random_state=rng, tau=tau,
-                                         check_input=False)
-    labels = canonical_labels(labels)
-    return empirical_entropy(labels), labels, sel
+def _clusters(A, k: int, laplacian: str, tau, O, rng, fast: bool, embedding=None) -> np.ndarray:
+    """Algorithm 1's clusters of a checked graph into ``k`` groups: :func:`semvar.spectral.spectral_clusters`.
 
-
-def _with_singletons(sel: KSelection, m: int) -> KSelection:
-    """A rule's answer for the core of a graph, turned into the answer for the graph with ``m`` isolated texts."""
-    if m:
-        sel.k += m
-        sel.candidates = sel.candidates + m
-        sel.n_singletons = m
-        if "votes" in sel.details:  # consensus: each rule's answer for the whole graph
-            sel.details["votes"] = {rule: v + m for rule, v in sel.details["votes"].items()}
-    return sel
-
-
-def _core_labels(core, core_sparse, kc: int, laplacian, tau, rng, fast: bool, spectrum):
-    """Algorithm 1's clusters of the texts with an edge, into ``kc`` groups."""
-    if kc <= 1:
-        return np.zeros(core.shape[0], dtype=np.int64)
-    if fast:
-        U = spectrum[1] if spectrum is not None and spectrum[1].shape[1] >= kc else None
-        return spectral_clusters(core, kc, n_init=10, random_state=rng, check_input=False, kmeans="numpy",
-                                 embedding=U)
-    sub = core if core_sparse is None else core_sparse
-    return spectral_clusters(sub, kc, laplacian=laplacian, n_init=10, random_state=rng, tau=tau, check_input=False)
+    The small-graph path (``fast``) runs the numpy k-means; ``embedding`` is the spectrum a rule read, if shared.
+    """
+    return spectral.spectral_clusters(A, k, laplacian=laplacian, n_init=10, random_state=rng, tau=tau, observed=O,
+                                      check_input=False, kmeans="numpy" if fast else "sklearn", embedding=embedding)

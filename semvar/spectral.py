@@ -19,7 +19,9 @@ of judges that often say TRUE across meanings.  For sparse input above a few
 hundred texts none of them forms an ``n x n`` dense matrix: each is applied
 as an operator (a sparse product plus rank-one terms) inside ARPACK's
 Lanczos solver.  :func:`spectral_matrix` returns each matrix explicitly, or
-as the operator the solver uses.
+as the operator the solver uses, and :func:`leading_eigenpairs` the leading
+eigenpairs of the normalised matrix from that solver (the rules of
+:mod:`semvar.select_k` read large sparse graphs through it).
 
 The public functions check their input once; the private functions they
 call (``_spectral_clusters``, ``_embed``, ...) take checked input.
@@ -33,25 +35,29 @@ import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
+from numpy.typing import ArrayLike
 from sklearn.cluster import KMeans
 
 from ._kmeans import kmeans as _numpy_kmeans
 from ._validation import (
+    RandomStateLike,
     check_adjacency,
+    check_bool,
     check_int,
     check_laplacian,
     check_observed,
+    check_option,
     check_random_state,
     check_real,
 )
 
-__all__ = ["spectral_matrix", "spectral_embedding", "spectral_clusters", "canonical_labels"]
+__all__ = ["spectral_matrix", "spectral_embedding", "spectral_clusters", "canonical_labels", "leading_eigenpairs"]
 
 DENSE_LIMIT = 2000  # below this many nodes a dense eigensolver is used
 OPERATOR_DENSE_LIMIT = 300  # the same for the "regularized" and "centered" operators
 
 
-def canonical_labels(labels) -> np.ndarray:
+def canonical_labels(labels: ArrayLike) -> np.ndarray:
     """Relabel clusters 0, 1, 2, ... in order of first appearance.
 
     >>> canonical_labels([5, 5, 2, 9, 2]).tolist()
@@ -74,7 +80,10 @@ def _check_spectral_input(adjacency, laplacian, tau, observed):
 
 
 # --------------------------------------------------------------------------- the matrices
-def spectral_matrix(adjacency, laplacian: str = "normalized", *, tau=None, observed=None, operator: bool = False):
+def spectral_matrix(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix, laplacian: str = "normalized", *, tau: float | None = None,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None, operator: bool = False,
+) -> np.ndarray | sp.csr_array | sla.LinearOperator:
     """The matrix whose eigenvectors :func:`spectral_embedding` takes.
 
     Parameters
@@ -82,7 +91,7 @@ def spectral_matrix(adjacency, laplacian: str = "normalized", *, tau=None, obser
     adjacency : array-like or scipy sparse matrix of shape (n, n)
         Symmetric, non-negative, finite judged graph ``A`` with degrees
         ``d_i = sum_j A_ij`` and ``D = diag(d)``.
-    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default="normalized"
         ``"normalized"``: ``D^{-1/2} A D^{-1/2}`` (Liu 2025, appendix A; rows
         and columns of isolated nodes are zero).
         ``"unnormalized"``: ``L = D - A`` (Liu 2025, section 2.2).
@@ -91,12 +100,12 @@ def spectral_matrix(adjacency, laplacian: str = "normalized", *, tau=None, obser
         ``"centered"``: ``A - rho O`` with ``O`` the 0/1 matrix of observed
         pairs and ``rho = sum(A) / sum(O)`` the share of observed pairs judged
         equivalent.
-    tau : float or None, default None
+    tau : float or None, default=None
         Regularisation for ``"regularized"``, ``tau >= 0``; None: the mean degree.
     observed : array-like or sparse matrix of shape (n, n), optional
         Observed-pair mask for ``"centered"``; None: every pair ``i != j``
         observed (``O = J - I``).
-    operator : bool, default False
+    operator : bool, default=False
         Return a :class:`scipy.sparse.linalg.LinearOperator` that applies the
         matrix without storing it (the form the eigensolver uses for large
         sparse graphs) instead of the matrix itself.
@@ -132,8 +141,7 @@ def spectral_matrix(adjacency, laplacian: str = "normalized", *, tau=None, obser
     [[0.0, 0.333, 0.333], [0.333, 0.0, -0.667], [0.333, -0.667, 0.0]]
     """
     A, tau, O = _check_spectral_input(adjacency, laplacian, tau, observed)
-    if not isinstance(operator, bool):
-        raise ValueError(f"operator must be True or False, got {operator!r}")
+    check_bool(operator, "operator")
     deg = _degrees(A)
     if operator:
         return _operator(A, laplacian, deg, tau, O)
@@ -248,12 +256,12 @@ def _centered_operator(A, O, rho: float) -> sla.LinearOperator:
 
 # --------------------------------------------------------------------------- the embedding
 def spectral_embedding(
-    adjacency,
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix,
     k: int,
     *,
     laplacian: str = "normalized",
-    tau=None,
-    observed=None,
+    tau: float | None = None,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
 ) -> np.ndarray:
     """Rows of the eigenvectors that carry the block structure.
 
@@ -263,7 +271,7 @@ def spectral_embedding(
         Symmetric, non-negative judged graph.
     k : int
         Number of clusters the embedding should separate, ``1 <= k <= n``.
-    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default="normalized"
         Which matrix of :func:`spectral_matrix` to use.
         ``"normalized"``: the ``k`` largest eigenvectors of
         ``D^{-1/2} A D^{-1/2}`` (Su et al. 2019; Liu 2025, appendix A).
@@ -278,7 +286,7 @@ def spectral_embedding(
         ``rho`` the share of observed pairs judged equivalent; the constant
         "degree" direction is removed, so every eigenvector kept is
         informative.  Never formed densely for sparse input.
-    tau : float or None, default None
+    tau : float or None, default=None
         Regularisation for ``"regularized"``; None: the mean degree.
     observed : array-like or sparse matrix of shape (n, n), optional
         Observed-pair mask for ``"centered"`` (as returned by
@@ -431,6 +439,84 @@ def _eigsh(M, k: int, largest: bool, v0: np.ndarray):
         ) from None
 
 
+def leading_eigenpairs(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k: int, *, tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The ``k`` largest eigenvalues of ``D^{-1/2} A D^{-1/2}`` and their eigenvectors, by the Lanczos solver.
+
+    The matrix is applied as an operator (a product with ``A`` and two
+    diagonal scalings; nothing ``n x n`` is stored), so a large sparse graph
+    is never made dense.  The solver starts from a fixed vector, so the
+    answer is the same on every run.
+
+    Parameters
+    ----------
+    adjacency : array-like or scipy sparse matrix of shape (n, n)
+        Symmetric, non-negative, finite judged graph in which every node has
+        an edge (set isolated texts aside first).
+    k : int
+        Number of eigenpairs, ``1 <= k <= n - 2`` (ARPACK's limit).
+    tol : float, default=0.0
+        Relative accuracy asked of ARPACK; 0 is machine precision.  Should
+        ARPACK not converge to a positive ``tol``, the eigenpairs are solved
+        to machine precision instead.
+
+    Returns
+    -------
+    eigenvalues : ndarray of shape (k,)
+        Descending.
+    eigenvectors : ndarray of shape (n, k)
+        Column ``j`` belongs to eigenvalue ``j``; each column's sign is fixed
+        (its entry of largest magnitude is positive), as in
+        :func:`spectral_embedding`.
+
+    Raises
+    ------
+    ValueError
+        For an invalid adjacency, a node without an edge, ``k`` outside
+        ``[1, n - 2]``, a negative ``tol``, or a solver that does not converge
+        (the message says why and what to do).
+
+    Notes
+    -----
+    Where eigenvalues are distinct the eigenvectors are determined up to
+    sign, and equal a dense solver's to rounding; where they are tied (a
+    graph in several connected components has the eigenvalue 1 once per
+    component), any basis of the tied eigenspace is an answer, and the
+    solver's floating-point rounding picks one.
+
+    Examples
+    --------
+    >>> A = np.kron(np.eye(2), np.ones((10, 10))) - np.eye(20)
+    >>> A[0, 10] = A[10, 0] = 1  # two cliques joined by one edge
+    >>> w, V = leading_eigenpairs(A, 3)
+    >>> np.round(w, 2).tolist(), V.shape  # the trivial eigenvalue 1, the near-split 0.98, the bulk
+    ([1.0, 0.98, -0.01], (20, 3))
+    """
+    A = check_adjacency(adjacency)
+    n = A.shape[0]
+    k = check_int(k, "k", low=1, high=max(n - 2, 0))
+    tol = check_real(tol, "tol", low=0.0)
+    deg = _degrees(A)
+    if np.any(deg == 0):
+        raise ValueError(f"adjacency has {int(np.sum(deg == 0))} node(s) without an edge; set them aside first")
+    return _leading_eigenpairs(A, k, tol, deg)
+
+
+def _leading_eigenpairs(A, k: int, tol: float, deg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """leading_eigenpairs on checked input (``deg`` the degrees, all positive)."""
+    n = A.shape[0]
+    op = _normalized_operator(A, 1.0 / np.sqrt(deg))
+    v0 = np.ones(n) / np.sqrt(n) + np.cos(np.arange(n)) / (2 * np.sqrt(n))
+    if tol > 0:
+        try:
+            w, V = sla.eigsh(op, k=k, which="LA", v0=v0, tol=tol)
+        except (sla.ArpackError, sla.ArpackNoConvergence):
+            w, V = _eigsh(op, k, True, v0)  # the solve to machine precision, or its message
+    else:
+        w, V = _eigsh(op, k, True, v0)
+    order = np.argsort(w, kind="stable")[::-1]
+    return w[order], _fix_signs(V[:, order])
+
+
 def _probe_basis(n: int, r: int) -> np.ndarray:
     """Orthonormalised fixed probe vectors: the tie convention's columns when the whole space is tied."""
     Q, R = np.linalg.qr(_probes(n, r))
@@ -498,17 +584,17 @@ def _fix_signs(U: np.ndarray) -> np.ndarray:
 
 # --------------------------------------------------------------------------- the clusters
 def spectral_clusters(
-    adjacency,
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix,
     k: int,
     *,
     laplacian: str = "normalized",
     n_init: int = 10,
-    random_state=None,
-    tau=None,
-    observed=None,
+    random_state: RandomStateLike = None,
+    tau: float | None = None,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
     check_input: bool = True,
     kmeans: str = "sklearn",
-    embedding=None,
+    embedding: ArrayLike | None = None,
 ) -> np.ndarray:
     """Cluster the nodes of a judged graph into ``k`` groups (Liu 2025, Algorithm 1).
 
@@ -518,18 +604,18 @@ def spectral_clusters(
         Symmetric, non-negative, finite judged graph (dense or sparse).
     k : int
         Number of clusters, ``1 <= k <= n``.
-    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default "normalized"
+    laplacian : {"normalized", "unnormalized", "regularized", "centered"}, default="normalized"
         Which spectral matrix to use; see :func:`spectral_embedding`.
         For sparse designs (a fraction of pairs judged) prefer
         ``"regularized"``; for judges with a large ``q``, ``"centered"``.
-    n_init : int, default 10
+    n_init : int, default=10
         Number of k-means restarts.
-    random_state : None, int or numpy.random.Generator, default None
+    random_state : None, int or numpy.random.Generator, default=None
         Seeds k-means.
     tau, observed
         Passed to :func:`spectral_embedding` (``"regularized"`` and
         ``"centered"`` only).
-    check_input : bool, default True
+    check_input : bool, default=True
         False skips the checks of ``adjacency`` and ``observed``, whose cost
         grows with the graph (the symmetry check reads every entry).  Only
         for callers that have already checked them: ``adjacency`` must then
@@ -537,7 +623,7 @@ def spectral_clusters(
         symmetric, finite and non-negative, and ``observed`` a 0/1 mask that
         covers every edge, as :func:`semvar.pipeline.graph_entropy` passes
         them.  The other arguments are always checked.
-    kmeans : {"sklearn", "numpy"}, default "sklearn"
+    kmeans : {"sklearn", "numpy"}, default="sklearn"
         The k-means run on the embedding's rows: :class:`sklearn.cluster.KMeans`,
         or the numpy implementation of :mod:`semvar._kmeans` (the same
         algorithm, k-means++ seeding and ``n_init`` restarts, without
@@ -590,8 +676,7 @@ def spectral_clusters(
     >>> spectral_clusters(A, 2, random_state=0).tolist()
     [0, 0, 0, 1, 1, 1]
     """
-    if not isinstance(check_input, bool):
-        raise ValueError(f"check_input must be True or False, got {check_input!r}")
+    check_bool(check_input, "check_input")
     if check_input:
         A = check_adjacency(adjacency)
     else:
@@ -604,8 +689,7 @@ def spectral_clusters(
     if tau is not None:
         tau = check_real(tau, "tau", low=0.0)
     O = observed if observed is None or not check_input else check_observed(observed, A)
-    if kmeans not in _KMEANS:
-        raise ValueError(f"kmeans must be one of {_KMEANS}, got {kmeans!r}")
+    check_option(kmeans, "kmeans", _KMEANS)
     if embedding is not None:
         embedding = _check_embedding(embedding, n, k)
     return _spectral_clusters(A, k, laplacian, n_init, rng, tau, O, kmeans, embedding)

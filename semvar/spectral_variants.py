@@ -40,11 +40,12 @@ uncertainty quantification for LLMs from semantic similarities (NeurIPS).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._kmeans import kmeans
-from ._validation import check_array, check_random_state
+from . import spectral
+from ._validation import RandomStateLike, check_array, check_bool, check_random_state
 from .entropy import empirical_entropy
-from .spectral import _embed, canonical_labels
+from .spectral import canonical_labels
 
 __all__ = ["density_matrix", "von_neumann_entropy", "effective_k", "spectral_entropy_given_k_rule", "EIGEN_TOL"]
 
@@ -78,7 +79,7 @@ def _spectrum(W: np.ndarray) -> np.ndarray:
     return lam / lam.sum()
 
 
-def density_matrix(similarity) -> np.ndarray:
+def density_matrix(similarity: ArrayLike) -> np.ndarray:
     """The trace-one matrix ``rho = W / n`` of a judged graph or similarity, with ``W_ii = 1``.
 
     Parameters
@@ -107,7 +108,7 @@ def density_matrix(similarity) -> np.ndarray:
     return _density(_check_similarity(similarity))
 
 
-def von_neumann_entropy(similarity) -> float:
+def von_neumann_entropy(similarity: ArrayLike) -> float:
     """Von Neumann entropy ``-tr(rho log rho)`` of the density matrix of a judged graph (nats); needs no K.
 
     Parameters
@@ -167,7 +168,7 @@ def von_neumann_entropy(similarity) -> float:
     return float(max(0.0, -(lam * np.log(lam)).sum()))
 
 
-def effective_k(similarity) -> int:
+def effective_k(similarity: ArrayLike) -> int:
     """The number of eigenvalues of the density matrix of at least ``1/n``: meanings worth one text or more.
 
     Parameters
@@ -215,7 +216,9 @@ def _effective_k(W: np.ndarray) -> int:
     return max(1, int(np.count_nonzero(lam >= (1.0 - 1e-9) / n)))
 
 
-def spectral_entropy_given_k_rule(adjacency, *, random_state=None, return_labels: bool = False):
+def spectral_entropy_given_k_rule(
+    adjacency: ArrayLike, *, random_state: RandomStateLike = None, return_labels: bool = False,
+) -> float | tuple[float, np.ndarray]:
     """Algorithm 1 of Liu (2025) with K from the density-matrix rule (:func:`effective_k`).
 
     Parameters
@@ -223,9 +226,9 @@ def spectral_entropy_given_k_rule(adjacency, *, random_state=None, return_labels
     adjacency : array-like of shape (n, n)
         A judged graph: symmetric, 0/1 (or weights in [0, 1]) off the
         diagonal; the diagonal is ignored.
-    random_state : None, int or numpy.random.Generator, default None
+    random_state : None, int or numpy.random.Generator, default=None
         Seeds k-means.
-    return_labels : bool, default False
+    return_labels : bool, default=False
         Also return the cluster labels.
 
     Returns
@@ -264,8 +267,7 @@ def spectral_entropy_given_k_rule(adjacency, *, random_state=None, return_labels
         raise ValueError(f"adjacency must hold weights in [0, 1], found values from {A.min():.4g} to {A.max():.4g}")
     if np.abs(A - A.T).max() > 1e-8:
         raise ValueError("adjacency must be symmetric")
-    if not isinstance(return_labels, (bool, np.bool_)):
-        raise ValueError(f"return_labels must be a bool, got {return_labels!r}")
+    check_bool(return_labels, "return_labels")
     rng = check_random_state(random_state)
     labels = _k_rule_labels(A, rng)
     h = empirical_entropy(labels)
@@ -286,9 +288,8 @@ def _k_rule_labels(A: np.ndarray, rng) -> np.ndarray:
         if kc <= 1:
             labels[core] = m
         else:
+            # Algorithm 1 on the texts with an edge (checked above), with the numpy k-means
             sub = A[np.ix_(core, core)]
-            U = _embed(sub, kc, "normalized", None, None)
-            seed = int(rng.integers(2**31 - 1))
-            labels[core] = m + kmeans(U, kc, np.random.default_rng(seed))[0]
+            labels[core] = m + spectral.spectral_clusters(sub, kc, random_state=rng, check_input=False, kmeans="numpy")
     return canonical_labels(labels)
 

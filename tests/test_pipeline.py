@@ -1,4 +1,8 @@
-"""Tests of semvar.pipeline: the small-graph path, the batch entry point, parallel and cluster runs."""
+"""Tests of semvar.pipeline: the small-graph path, the batch entry point, parallel and cluster runs.
+
+The numpy k-means has its tests in ``tests/test_kmeans.py``, the batched engine of
+:func:`semvar.pipeline.semantic_spectral_entropies` in ``tests/test_batched.py``.
+"""
 
 import numpy as np
 import pytest
@@ -6,7 +10,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semvar import pipeline
-from semvar._kmeans import kmeans
 from semvar.entropy import empirical_entropy
 from semvar.graph import block_labels, sample_sbm
 from semvar.judges import OracleJudge, SBMJudge
@@ -18,32 +21,6 @@ def _problems(m, seed=0, sizes=(4, 6, 10), p=0.87, q=0.07):
     truth = block_labels(list(sizes))
     texts = [f"answer {i}" for i in range(truth.size)]
     return [(texts, SBMJudge(truth, p, q, random_state=seed + i)) for i in range(m)]
-
-
-# --------------------------------------------------------------------------- k-means
-def test_numpy_kmeans_reaches_sklearns_optimum():
-    """On well-separated random blobs both find the same partition (the optimum); inertia is consistent."""
-    from sklearn.cluster import KMeans
-
-    rng = np.random.default_rng(0)
-    for trial in range(30):
-        k = int(rng.integers(2, 6))
-        centres = rng.normal(scale=25.0, size=(k, 3))
-        X = np.concatenate([c + rng.normal(size=(int(rng.integers(2, 12)), 3)) for c in centres])
-        labels, inertia = kmeans(X, k, rng)
-        means = {g: X[labels == g].mean(0) for g in np.unique(labels)}
-        assert inertia == pytest.approx(sum(((x - means[g]) ** 2).sum() for x, g in zip(X, labels)))
-        km = KMeans(n_clusters=k, n_init=10, random_state=trial).fit(X)
-        assert inertia == pytest.approx(km.inertia_, rel=1e-9)
-        assert canonical_labels(labels).tolist() == canonical_labels(km.labels_).tolist()
-
-
-def test_kmeans_degenerate_input():
-    X = np.zeros((5, 2))
-    labels, inertia = kmeans(X, 3, np.random.default_rng(0))
-    assert labels.shape == (5,) and inertia == 0.0
-    labels, inertia = kmeans(np.arange(6.0)[:, None], 1, np.random.default_rng(0))
-    assert labels.tolist() == [0] * 6 and inertia == pytest.approx(17.5)
 
 
 # --------------------------------------------------------------------------- the small-graph path
@@ -108,12 +85,9 @@ def test_semantic_spectral_entropy_fast_path_equals_general(monkeypatch):
 
 
 def test_one_spectral_clustering_a_broken_one_reaches_the_small_graph_path(monkeypatch):
-    """Every module's reference to spectral.spectral_clusters replaced: the small-graph results change."""
-    import sys
-
+    """Only semvar.spectral.spectral_clusters replaced: every small-graph result changes, the batch's included."""
     from semvar import spectral
 
-    real = spectral.spectral_clusters
     A = np.kron(np.eye(3), np.ones((4, 4))) - np.eye(12)
     A[0, 4] = A[4, 0] = 1
     texts = [f"t{i}" for i in range(12)]
@@ -128,18 +102,39 @@ def test_one_spectral_clustering_a_broken_one_reaches_the_small_graph_path(monke
 
     before = run()
     assert before[0] == pytest.approx(np.log(3)) and before[1] == pytest.approx(np.log(3))
+    assert before[3] == pytest.approx(np.log(3)) and before[4] == pytest.approx([np.log(3)] * 3)
+
+    calls = []
 
     def broken(adjacency, k, **kwargs):  # every text in cluster 0
+        calls.append(adjacency.shape[0])
         return np.zeros(adjacency.shape[0], dtype=np.int64)
 
-    patched = []
-    for name, mod in list(sys.modules.items()):
-        if name.startswith("semvar") and getattr(mod, "spectral_clusters", None) is real:
-            monkeypatch.setattr(mod, "spectral_clusters", broken)
-            patched.append(name)
-    assert "semvar.pipeline" in patched and "semvar.spectral" in patched
+    monkeypatch.setattr(spectral, "spectral_clusters", broken)  # the one attribute, nothing else
     after = run()
     assert after[:4] == (0.0, 0.0, 0.0, 0.0) and after[4] == [0.0] * 3
+    assert calls == [12] * 7  # three graphs, one text set, three prompts of the batch: each clustered once
+
+
+def test_one_spectral_clustering_reaches_the_sparse_route(monkeypatch):
+    """A large sparse graph with a rule of the sparse route is clustered by semvar.spectral.spectral_clusters too."""
+    from semvar import spectral
+
+    A = sample_sbm([350, 300], 30 / 325, 3 / 650, random_state=4)
+    assert A.shape[0] > pipeline.FAST_N
+    h, sel = graph_entropy(A, "auto", random_state=0, return_k=True)
+    assert sel.k == 2 and h > 0.6
+    calls = []
+    real = spectral.spectral_clusters
+
+    def counted(adjacency, k, **kwargs):
+        calls.append((adjacency.shape[0], k, kwargs.get("embedding") is not None))
+        return np.zeros(adjacency.shape[0], dtype=np.int64)
+
+    monkeypatch.setattr(spectral, "spectral_clusters", counted)
+    h2, sel2 = graph_entropy(A, "auto", random_state=0, return_k=True)
+    assert calls == [(650, 2, True)] and h2 == 0.0 and sel2.k == sel.k  # the rule's own spectrum, shared
+    assert real is not counted
 
 
 def test_small_graph_branch_of_spectral_clusters_equals_the_pipeline():
@@ -304,77 +299,6 @@ def test_a_large_prompt_takes_the_sparse_path():
                                                return_k=True, random_state=0)
     assert sel.k == 2 and h == pytest.approx(empirical_entropy(truth))
     assert canonical_labels(labels).tolist() == truth.tolist()
-
-
-# --------------------------------------------------------------------------- the batched engine
-def _study_problems(reps, ns=(5, 10, 20, 50)):
-    """Prompts on every cell of chapter 4's small-n study (sizes, judges, partitions), ``reps`` each."""
-    from semvar.experiments.select_k_small import JUDGES, PARTITIONS, cell_sizes
-
-    seed = 0
-    for n in ns:
-        for p, q in JUDGES.values():
-            for props in PARTITIONS.values():
-                sizes = cell_sizes(n, props)
-                if sizes is None:
-                    continue
-                truth = block_labels(sizes.tolist())
-                texts = [f"t{i}" for i in range(n)]
-                for _ in range(reps):
-                    seed += 1
-                    yield texts, SBMJudge(truth, p, q, random_state=seed)
-
-
-def _both_engines(monkeypatch, make, **kwargs):
-    monkeypatch.setattr(pipeline, "BATCHED", True)
-    a = semantic_spectral_entropies(make(), random_state=11, return_k=True, **kwargs)
-    monkeypatch.setattr(pipeline, "BATCHED", False)
-    b = semantic_spectral_entropies(make(), random_state=11, return_k=True, **kwargs)
-    return a, b
-
-
-@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
-def test_batched_engine_equals_the_per_problem_path_on_the_study(monkeypatch):
-    """Every cell of the small-n study (n = 5-50, eight judges, six partitions): bitwise the same results."""
-    a, b = _both_engines(monkeypatch, lambda: _study_problems(3), chunk_size=200)
-    assert a[0].size == 3 * 8 * 6 * 4  # three graphs per cell: 8 judges x 6 partitions x 4 sizes
-    for x, y in zip(a, b):
-        np.testing.assert_array_equal(x, y)
-
-
-@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
-def test_batched_engine_equals_the_per_problem_path_at_100_and_300_texts(monkeypatch):
-    a, b = _both_engines(monkeypatch, lambda: _study_problems(1, ns=(100, 300)), chunk_size=64)
-    for x, y in zip(a, b):
-        np.testing.assert_array_equal(x, y)
-
-
-@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
-@settings(max_examples=15, deadline=None)
-@given(st.integers(0, 2**32 - 1))
-def test_batched_engine_equals_the_per_problem_path_on_random_block_models(seed):
-    """Random sizes (isolated texts and tiny cores included), judges from weak to sharp, chunks of many sizes."""
-    rng = np.random.default_rng(seed)
-
-    def make():
-        r = np.random.default_rng(seed)
-        for i in range(40):
-            n = int(r.integers(1, 45))
-            truth = r.integers(0, int(r.integers(1, 7)), size=n)
-            yield [f"t{j}" for j in range(n)], SBMJudge(truth, float(r.uniform(0.2, 1.0)), float(r.uniform(0, 0.4)),
-                                                        random_state=i)
-
-    chunk = int(rng.integers(1, 50))
-    old = pipeline.BATCHED
-    try:
-        pipeline.BATCHED = True
-        a = semantic_spectral_entropies(make(), random_state=seed, return_k=True, chunk_size=chunk)
-        pipeline.BATCHED = False
-        b = semantic_spectral_entropies(make(), random_state=seed, return_k=True, chunk_size=chunk)
-    finally:
-        pipeline.BATCHED = old
-    for x, y in zip(a, b):
-        np.testing.assert_array_equal(x, y)
 
 
 def test_semantic_von_neumann_entropy_is_the_plug_in_entropy_on_an_equivalence_relation():

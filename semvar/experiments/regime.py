@@ -40,14 +40,17 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import time
 import warnings
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_int, check_texts
+from .._validation import check_array, check_int, check_option, check_texts
 from ..data import cache_dir, load_uq_nlg, result_path
 from ..entropy import empirical_entropy
 from ..evaluation import auarc, auroc_ci
@@ -100,7 +103,7 @@ _DIGITS = 6  # per-question values are kept to 6 decimals, so equal graphs give 
 # --------------------------------------------------------------------------- answers and correctness
 
 
-def answer_classes(answers) -> np.ndarray:
+def answer_classes(answers: Sequence[str]) -> np.ndarray:
     """Normalised exact-match classes of a question's answers, labelled 0, 1, ... by first appearance.
 
     Parameters
@@ -127,7 +130,7 @@ def _classes(norm: list[str]) -> np.ndarray:
     return np.array([index.setdefault(s, len(index)) for s in norm], dtype=np.int64)
 
 
-def most_frequent(answers) -> tuple[int, float]:
+def most_frequent(answers: Sequence[str]) -> tuple[int, float]:
     """The most frequent answer (by normalised exact match) and its share.
 
     Parameters
@@ -162,7 +165,7 @@ def is_correct(answer: str, reference: str, rule: str = "exact") -> bool:
     Parameters
     ----------
     answer, reference : str
-    rule : {"exact", "contains", "rouge"}, default "exact"
+    rule : {"exact", "contains", "rouge"}, default="exact"
         ``"exact"``: the normalised strings are equal
         (:func:`semvar.judges.normalize_answer`).  ``"contains"``: the
         normalised reference occurs in the normalised answer as a run of
@@ -196,8 +199,7 @@ def is_correct(answer: str, reference: str, rule: str = "exact") -> bool:
     for name, value in (("answer", answer), ("reference", reference)):
         if not isinstance(value, str):
             raise ValueError(f"{name} must be a string, got {type(value).__name__}")
-    if rule not in CORRECTNESS:
-        raise ValueError(f"rule must be one of {CORRECTNESS}, got {rule!r}")
+    check_option(rule, "rule", CORRECTNESS)
     return _correct(answer, reference, rule)
 
 
@@ -215,7 +217,7 @@ def _correct(answer: str, reference: str, rule: str) -> bool:
 # --------------------------------------------------------------------------- judges
 
 
-def judge_matrices(answers, cosines) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+def judge_matrices(answers: Sequence[str], cosines: ArrayLike) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Every judge of :data:`JUDGES` on one question's answers: ``{key: (verdicts, scores)}``.
 
     Parameters
@@ -278,7 +280,7 @@ def _judge_matrices(texts: list[str], C: np.ndarray) -> dict:
     return out
 
 
-def pq_counts(verdicts, labels) -> tuple[int, int, int, int]:
+def pq_counts(verdicts: ArrayLike, labels: ArrayLike) -> tuple[int, int, int, int]:
     """TRUE verdicts and pairs among same-label and different-label pairs: ``(k_same, n_same, k_diff, n_diff)``.
 
     Parameters
@@ -316,7 +318,7 @@ def _pq_counts(V: np.ndarray, lab: np.ndarray) -> tuple[int, int, int, int]:
     return int(v[same].sum()), int(same.sum()), int(v[diff].sum()), int(diff.sum())
 
 
-def dispersion(k, n) -> tuple[float, int, float]:
+def dispersion(k: ArrayLike, n: ArrayLike) -> tuple[float, int, float]:
     """Pearson's dispersion test of one success rate across groups: ``(chi2, dof, p_value)``.
 
     Parameters
@@ -373,7 +375,8 @@ def _spectral_k(A: np.ndarray, k: int, seed: int) -> float:
         return float(graph_entropy(A, k, random_state=seed))
 
 
-def question_row(answers, reference: str, cosines, embeddings=None, *, random_state: int = SEED) -> dict:
+def question_row(answers: Sequence[str], reference: str, cosines: ArrayLike, embeddings: ArrayLike | None = None, *,
+                 random_state: int = SEED) -> dict:
     """Every per-question quantity of the study for one question (see the module docstring).
 
     Parameters
@@ -386,7 +389,7 @@ def question_row(answers, reference: str, cosines, embeddings=None, *, random_st
         MiniLM cosines of the answers.
     embeddings : array-like of shape (n, d), optional
         Their embeddings, for ``1 - self-similarity`` (left out when None).
-    random_state : int, default SEED
+    random_state : int, default=SEED
         Seeds k-means in the spectral measures.
 
     Returns
@@ -487,7 +490,8 @@ def _anchored_counts(V: np.ndarray, right: np.ndarray) -> tuple[int, int, int, i
 # --------------------------------------------------------------------------- scoring
 
 
-def score_table(questions: pd.DataFrame, columns, *, target: str = "mf_correct_exact", level: float = 0.95) -> pd.DataFrame:
+def score_table(questions: pd.DataFrame, columns: Iterable[str], *, target: str = "mf_correct_exact",
+                level: float = 0.95) -> pd.DataFrame:
     """AUROC (DeLong interval) and AUARC of each uncertainty column for predicting a wrong answer.
 
     Parameters
@@ -497,8 +501,8 @@ def score_table(questions: pd.DataFrame, columns, *, target: str = "mf_correct_e
         (True = the answer is right).
     columns : sequence of str
         Uncertainty columns (higher = more uncertain).
-    target : str, default "mf_correct_exact"
-    level : float, default 0.95
+    target : str, default="mf_correct_exact"
+    level : float, default=0.95
 
     Returns
     -------
@@ -529,7 +533,7 @@ def score_table(questions: pd.DataFrame, columns, *, target: str = "mf_correct_e
     return pd.DataFrame(rows).T
 
 
-def disagreement(questions: pd.DataFrame, columns, *, top: int = 3) -> pd.DataFrame:
+def disagreement(questions: pd.DataFrame, columns: Sequence[str], *, top: int = 3) -> pd.DataFrame:
     """The questions on which uncertainty measures disagree most: largest spread of their percentile ranks.
 
     Parameters
@@ -537,7 +541,7 @@ def disagreement(questions: pd.DataFrame, columns, *, top: int = 3) -> pd.DataFr
     questions : pandas.DataFrame
     columns : sequence of str
         At least two uncertainty columns.
-    top : int, default 3
+    top : int, default=3
 
     Returns
     -------
@@ -576,8 +580,8 @@ def _check_judges(judges) -> tuple:
     return out
 
 
-def study_questions(frame: pd.DataFrame, cosines, embeddings=None, *, seed: int = SEED, judges=None,
-                    progress: bool = False) -> pd.DataFrame:
+def study_questions(frame: pd.DataFrame, cosines: ArrayLike, embeddings: ArrayLike | None = None, *, seed: int = SEED,
+                    judges: Sequence[str] | None = None, progress: bool = False) -> pd.DataFrame:
     """:func:`question_row` of every question of the loader's frame, indexed by question id.
 
     Parameters
@@ -588,10 +592,10 @@ def study_questions(frame: pd.DataFrame, cosines, embeddings=None, *, seed: int 
         The answers' MiniLM cosines (:func:`cosine_matrices`, or the stored file).
     embeddings : array-like of shape (questions, n, d), optional
         For ``self_similarity`` (left out when None).
-    seed : int, default SEED
+    seed : int, default=SEED
     judges : sequence of str, optional
         Keys of :data:`JUDGES` (default all).
-    progress : bool, default False
+    progress : bool, default=False
 
     Returns
     -------
@@ -603,7 +607,7 @@ def study_questions(frame: pd.DataFrame, cosines, embeddings=None, *, seed: int 
     """
     from tqdm.auto import tqdm
 
-    from ..select_k import _one_thread
+    from .._threads import one_thread as _one_thread
 
     if not isinstance(frame, pd.DataFrame) or not {"id", "answers", "reference"} <= set(frame.columns):
         raise ValueError("frame must be the DataFrame load_uq_nlg returns (columns id, answers, reference)")
@@ -624,8 +628,9 @@ def study_questions(frame: pd.DataFrame, cosines, embeddings=None, *, seed: int 
     return pd.DataFrame(rows).set_index("id").round(_DIGITS)
 
 
-def subsample_rows(frame: pd.DataFrame, cos: np.ndarray, right: np.ndarray, n_sub: int, draw: int, *,
-                   seed: int = SEED, embeddings=None, judges=None) -> tuple[list[dict], dict]:
+def subsample_rows(frame: pd.DataFrame, cos: np.ndarray, right: np.ndarray, n_sub: int, draw: int, *, seed: int = SEED,
+                   embeddings: np.ndarray | None = None,
+                   judges: Sequence[str] | None = None) -> tuple[list[dict], dict]:
     """Scores of every measure on ``n_sub`` answers drawn from each question (one draw of the subsampling study).
 
     Parameters
@@ -641,7 +646,7 @@ def subsample_rows(frame: pd.DataFrame, cos: np.ndarray, right: np.ndarray, n_su
     draw : int
         Draw number; the answers kept are ``default_rng([seed, n_sub, draw])``'s
         choice, question after question.
-    seed : int, default SEED
+    seed : int, default=SEED
     embeddings : ndarray of shape (questions, n, d), optional
     judges : sequence of str, optional
         Keys of :data:`JUDGES` to score (default all).
@@ -691,13 +696,13 @@ def subsample_rows(frame: pd.DataFrame, cos: np.ndarray, right: np.ndarray, n_su
 # --------------------------------------------------------------------------- embeddings
 
 
-def embed_answers(answers, *, progress: bool = True) -> np.ndarray:
+def embed_answers(answers: Sequence[str], *, progress: bool = True) -> np.ndarray:
     """MiniLM (all-MiniLM-L6-v2) embeddings of a flat list of answers, cached on disk by the answers' hash.
 
     Parameters
     ----------
     answers : sequence of str
-    progress : bool, default True
+    progress : bool, default=True
 
     Returns
     -------
@@ -762,11 +767,12 @@ def cosine_matrices(embeddings: np.ndarray, n: int) -> np.ndarray:
 # --------------------------------------------------------------------------- the study
 
 
-def run(*, draws: int = DRAWS, sizes=SUBSAMPLE_N, seed: int = SEED, progress: bool = True, data_dir=None) -> dict:
+def run(*, draws: int = DRAWS, sizes: Sequence[int] = SUBSAMPLE_N, seed: int = SEED, progress: bool = True,
+        data_dir: str | os.PathLike | None = None) -> dict:
     """The whole study (see the module docstring); returns what :func:`write_study` stores."""
     from tqdm.auto import tqdm
 
-    from ..select_k import _one_thread
+    from .._threads import one_thread as _one_thread
 
     draws = check_int(draws, "draws", low=1)
     t0 = time.perf_counter()
@@ -797,7 +803,7 @@ def run(*, draws: int = DRAWS, sizes=SUBSAMPLE_N, seed: int = SEED, progress: bo
     return {"questions": questions, "cosines": cos, "subsample": sub, "bias": bias, "summary": summary}
 
 
-def write_study(res: dict, out=None) -> Path:
+def write_study(res: dict, out: str | os.PathLike | None = None) -> Path:
     """Write the result of :func:`run` to ``out`` (default: the project's ``data/``); returns the folder."""
     out = Path(out) if out else result_path(QUESTIONS_FILE).parent
     out.mkdir(parents=True, exist_ok=True)
@@ -838,7 +844,7 @@ def load_study() -> dict:
     return {"questions": questions, "cosines": cos, "subsample": sub, "bias": bias, "summary": summary}
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m semvar.experiments.regime", description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=DRAWS, help=f"subsample draws per N (default {DRAWS})")
     parser.add_argument("--seed", type=int, default=SEED)

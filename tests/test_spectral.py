@@ -1,21 +1,122 @@
-"""The sparse path of semvar.spectral: matrix-free operators, regularised and centred spectra."""
+"""Tests of semvar.spectral: spectral matrices, embeddings, tied eigenvalues, leading eigenpairs, clusters.
+
+Dense and sparse inputs, the matrix-free operators of the sparse path, the
+regularised and centred spectra, the basis chosen inside a tied eigenspace,
+and the input checks of every public function.
+"""
+
+from __future__ import annotations
 
 import warnings
 
 import numpy as np
 import pytest
+import scipy.linalg as la
 import scipy.sparse as sp
 import scipy.sparse.linalg as sla
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import adjusted_rand_score
 
 from semvar.graph import adjacency_from_verdicts, block_labels, random_pairs, sample_sbm
-from semvar.spectral import DENSE_LIMIT, OPERATOR_DENSE_LIMIT, spectral_clusters, spectral_embedding, spectral_matrix
+from semvar.spectral import (
+    DENSE_LIMIT,
+    OPERATOR_DENSE_LIMIT,
+    _settle_tie,
+    canonical_labels,
+    leading_eigenpairs,
+    spectral_clusters,
+    spectral_embedding,
+    spectral_matrix,
+)
 
 
 def _two_triangles():
     return np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
 
 
+def _cliques(sizes):
+    labels = np.repeat(np.arange(len(sizes)), sizes)
+    return (labels[:, None] == labels[None, :]).astype(float) - np.eye(labels.size)
+
+
+def _dense(M):
+    return M.toarray() if sp.issparse(M) else np.asarray(M)
+
+
+def _aligned(U, V):
+    """V's columns with the signs that best match U's."""
+    return V * np.sign(np.einsum("ij,ij->j", U, V))
+
+
+# --------------------------------------------------------------------------- canonical labels
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-3, 9), min_size=1, max_size=40))
+def test_canonical_labels_number_clusters_by_first_appearance(labels):
+    """The same partition, numbered 0, 1, 2, ... in order of first appearance."""
+    out = canonical_labels(labels)
+    arr = np.asarray(labels)
+    assert out.dtype == np.int64 and out.shape == arr.shape
+    assert np.array_equal(arr[:, None] == arr[None, :], out[:, None] == out[None, :])  # the same partition
+    firsts = [int(out[i]) for i in range(out.size) if out[i] not in out[:i]]
+    assert firsts == list(range(len(set(labels))))
+    assert np.array_equal(canonical_labels(out), out)  # a fixed point
+
+
+# --------------------------------------------------------------------------- clusters
+def test_two_block_noiseless_graph_exact_recovery():
+    A = np.kron(np.eye(2), np.ones((5, 5))) - np.eye(10)
+    for lap in ("normalized", "unnormalized"):
+        assert spectral_clusters(A, 2, laplacian=lap, random_state=1).tolist() == [0] * 5 + [1] * 5
+
+
+def test_sparse_and_dense_agree():
+    A = sample_sbm([30, 30, 40], 0.6, 0.1, random_state=3)
+    a = spectral_clusters(A, 3, random_state=0)
+    b = spectral_clusters(A.toarray(), 3, random_state=0)
+    assert (a == b).all()
+
+
+def test_check_input_false_gives_the_same_clusters():
+    A = sample_sbm([30, 40, 50], 0.5, 0.05, random_state=0)
+    assert np.array_equal(
+        spectral_clusters(A, 3, random_state=2), spectral_clusters(A, 3, random_state=2, check_input=False)
+    )
+    with pytest.raises(ValueError, match="check_input must be True or False"):
+        spectral_clusters(A, 3, check_input=1)
+
+
+def test_isolated_node_warns_not_nan():
+    A = np.kron(np.eye(2), np.ones((4, 4))) - np.eye(8)
+    A = np.pad(A, ((0, 1), (0, 1)))
+    with pytest.warns(RuntimeWarning, match="no edges"):
+        labels = spectral_clusters(A, 2, random_state=0)
+    assert np.all(np.isfinite(labels))
+
+
+@pytest.mark.parametrize(
+    "adj, k, msg",
+    [
+        (np.ones((3, 4)), 2, "square"),
+        (np.array([[0, 1.0], [0, 0]]), 1, "symmetric"),
+        (np.array([[0, -1.0], [-1, 0]]), 1, "non-negative"),
+        (np.array([[0, np.nan], [np.nan, 0]]), 1, "NaN"),
+        (np.ones((3, 3)), 0, "k must be >= 1"),
+        (np.ones((3, 3)), 4, "k must be <= 3"),
+        (np.ones((3, 3)), 1.5, "k must be an integer"),
+    ],
+)
+def test_spectral_bad_input(adj, k, msg):
+    with pytest.raises(ValueError, match=msg):
+        spectral_clusters(adj, k)
+
+
+def test_spectral_bad_sparse_input():
+    with pytest.raises(ValueError, match="symmetric"):
+        spectral_clusters(sp.csr_array(np.array([[0, 1.0], [0, 0]])), 1)
+
+
+# --------------------------------------------------------------------------- the sparse path and its spectra
 def test_centered_embedding_of_two_triangles_by_hand():
     # rho = 12 edges-ends / 30 ordered pairs = 0.4; A - 0.4 (J - I) has the
     # block-contrast vector (1,1,1,-1,-1,-1)/sqrt(6) as its top eigenvector
@@ -123,7 +224,7 @@ def test_degenerate_dense_spectrum_returns_k_vectors():
         ({"laplacian": "centered", "observed": np.zeros((6, 6))}, "edges on pairs that observed marks"),
     ],
 )
-def test_bad_input(kw, msg):
+def test_laplacian_options_bad_input(kw, msg):
     with pytest.raises(ValueError, match=msg):
         spectral_clusters(_two_triangles(), 2, **kw)
     with pytest.raises(ValueError, match=msg):
@@ -131,10 +232,6 @@ def test_bad_input(kw, msg):
 
 
 # --------------------------------------------------------------------------- spectral_matrix
-def _dense(M):
-    return M.toarray() if sp.issparse(M) else np.asarray(M)
-
-
 def test_spectral_matrix_hand_computed():
     # a path 0 - 1 - 2: degrees 1, 2, 1
     A = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=float)
@@ -166,11 +263,6 @@ def test_spectral_matrix_sparse_dense_and_operator_agree(laplacian):
     X = np.random.default_rng(0).normal(size=(75, 3))
     assert np.allclose(np.column_stack([op.matvec(x) for x in X.T]), M_dense @ X, atol=1e-12)
     assert np.allclose(M_dense, M_dense.T)
-
-
-def _aligned(U, V):
-    """V's columns with the signs that best match U's."""
-    return V * np.sign(np.einsum("ij,ij->j", U, V))
 
 
 @pytest.mark.parametrize(
@@ -236,10 +328,90 @@ def test_spectral_matrix_bad_input(args, kw, msg):
         spectral_matrix(*args, **kw)
 
 
-def test_check_input_false_gives_the_same_clusters():
-    A = sample_sbm([30, 40, 50], 0.5, 0.05, random_state=0)
-    assert np.array_equal(
-        spectral_clusters(A, 3, random_state=2), spectral_clusters(A, 3, random_state=2, check_input=False)
-    )
-    with pytest.raises(ValueError, match="check_input must be True or False"):
-        spectral_clusters(A, 3, check_input=1)
+# --------------------------------------------------------------------------- tied eigenvalues at the cut
+# A graph with more connected components than ``k`` has its ``k``-th eigenvalue
+# tied with the next; any ``k`` vectors of the tied eigenspace are "the top ``k``",
+# and a solver picks them by its floating-point rounding, which differs between
+# CPUs.  semvar.spectral settles the choice from the eigenspace alone.
+def _rotate_tied(vals, vecs, tol, rng):
+    """The same eigen-decomposition with another orthonormal basis of every group of tied eigenvalues."""
+    vecs = vecs.copy()
+    start = 0
+    while start < vals.size:
+        stop = start + 1
+        while stop < vals.size and abs(vals[stop] - vals[start]) <= tol:
+            stop += 1
+        if stop - start > 1:
+            Q = np.linalg.qr(rng.standard_normal((stop - start, stop - start)))[0]
+            vecs[:, start:stop] = vecs[:, start:stop] @ Q
+        start = stop
+    return vecs
+
+
+@settings(max_examples=30, deadline=None)
+@given(sizes=st.lists(st.integers(2, 6), min_size=4, max_size=7), k=st.integers(2, 3),
+       laplacian=st.sampled_from(["normalized", "unnormalized"]), seed=st.integers(0, 2**32 - 1))
+def test_settled_columns_depend_on_the_eigenspace_not_on_its_basis(sizes, k, laplacian, seed):
+    M = spectral_matrix(_cliques(sizes), laplacian)
+    vals, vecs = la.eigh(M)
+    if laplacian == "normalized":
+        vals, vecs = vals[::-1], vecs[:, ::-1]
+    tol = 1e-8 * max(1.0, np.abs(M).sum(axis=1).max())
+    assert abs(vals[k - 1] - vals[k]) <= tol  # more components than k: a tie at the cut
+    other = _rotate_tied(vals, vecs, tol, np.random.default_rng(seed))
+    a, b = _settle_tie(vals, vecs, k, tol), _settle_tie(vals, other, k, tol)
+    assert a.shape == (M.shape[0], k)
+    np.testing.assert_allclose(a @ a.T, b @ b.T, atol=1e-10)  # the same subspace
+    np.testing.assert_allclose(np.abs(a.T @ b), np.eye(k), atol=1e-8)  # column by column
+
+
+def test_settled_columns_are_orthonormal_eigenvectors():
+    A = _cliques([5, 4, 3, 3, 2])
+    for laplacian, value in (("normalized", 1.0), ("unnormalized", 0.0)):
+        U = spectral_embedding(A, 3, laplacian=laplacian)
+        M = spectral_matrix(A, laplacian)
+        np.testing.assert_allclose(U.T @ U, np.eye(3), atol=1e-12)
+        np.testing.assert_allclose(M @ U, value * U, atol=1e-12)
+
+
+def test_column_signs_are_fixed():
+    rng = np.random.default_rng(3)
+    A = np.triu((rng.random((30, 30)) < 0.3).astype(float), 1)
+    A = A + A.T
+    U = spectral_embedding(A, 4)
+    top = U[np.argmax(np.abs(U), axis=0), np.arange(4)]
+    assert (top > 0).all()
+
+
+# --------------------------------------------------------------------------- leading eigenpairs
+def test_leading_eigenpairs_equal_the_dense_solver():
+    """Lanczos on the operator: the dense solver's eigenvalues, and its eigenvectors up to sign (distinct eigenvalues)."""
+    A = sample_sbm([120, 100, 80], 0.12, 0.01, random_state=9)
+    assert A.sum(axis=1).min() > 0
+    w, V = leading_eigenpairs(A, 5)
+    d = np.asarray(A.sum(axis=1)).ravel()
+    M = A.toarray() / np.sqrt(np.outer(d, d))
+    vals, vecs = np.linalg.eigh(M)
+    vals, vecs = vals[::-1][:5], vecs[:, ::-1][:, :5]
+    np.testing.assert_allclose(w, vals, atol=1e-10)
+    assert np.all(np.diff(w) <= 0) and V.shape == (300, 5)
+    signs = np.sign(vecs[np.argmax(np.abs(vecs), axis=0), np.arange(5)])
+    np.testing.assert_allclose(V, vecs * signs, atol=1e-8)
+    assert np.all(V[np.argmax(np.abs(V), axis=0), np.arange(5)] > 0)  # signs fixed
+    w4, _ = leading_eigenpairs(A, 5, tol=1e-4)  # a coarser solve: the same eigenvalues to that accuracy
+    np.testing.assert_allclose(w4, w, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, match",
+    [
+        ((np.pad(np.ones((4, 4)) - np.eye(4), ((0, 1), (0, 1))), 2), {}, "without an edge"),
+        ((np.ones((5, 5)) - np.eye(5), 4), {}, "k must be"),
+        ((np.ones((5, 5)) - np.eye(5), 0), {}, "k must be"),
+        ((np.ones((5, 5)) - np.eye(5), 2), {"tol": -1.0}, "tol"),
+        ((np.triu(np.ones((5, 5)), 1), 2), {}, "symmetric"),
+    ],
+)
+def test_leading_eigenpairs_bad_input(args, kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        leading_eigenpairs(*args, **kwargs)

@@ -1,0 +1,147 @@
+"""Choosing the number of meanings K of a judged graph.
+
+Algorithm 1 of Liu (2025) needs the number of clusters ``K``; section 2.4 of
+the paper proposes network cross-validation (NCV, Chen & Lei 2018) to choose
+it.  This package holds NCV and the alternatives that chapter 4 compares:
+
+- :func:`ncv` - network cross-validation: node folds; the block model is fitted
+  on the *rows* of the training nodes (a rectangular ``n_train x n`` block, so
+  every node, held-out ones included, gets a label from its links to the
+  training nodes) and scored on the held-out ``n_test x n_test`` block.  With
+  ``repeats`` and ``se_rule`` it becomes the small-sample variant (several
+  splits, the one-standard-error rule).
+- :func:`ecv` - edge cross-validation (Li, Levina & Zhu 2020): hold out random
+  node *pairs*, complete the matrix by a rank-``K`` fit, score the held-out
+  pairs.  It also accepts a partially judged graph (an observed-pair mask).
+- :func:`eigengap` - the largest gap in the spectrum of ``D^{-1/2} A D^{-1/2}``,
+  or (``threshold="bulk"``) the number of eigenvalues above the edge of the
+  noise bulk.
+- :func:`bethe_hessian` - the number of negative eigenvalues of the Bethe-Hessian
+  ``H(r) = (r^2 - 1) I - r A + D`` with ``r = sqrt(mean degree)`` (Saade,
+  Krzakala & Zdeborova 2014; Le & Levina 2015).
+- :func:`icl` - the integrated classification likelihood (Biernacki, Celeux &
+  Govaert 2000; in its exact form for block models, Come & Latouche 2015) of
+  the spectral clusters for each ``K``, under the judge model of Liu's
+  equations (3)-(4) (one ``p`` within meanings, one ``q`` between) or a full
+  block model; :func:`bic` is its large-sample (BIC) approximation.
+- :func:`consensus` - the median of several rules' answers.
+- :func:`auto` - the default: the judge-model ICL, and on graphs of at most
+  ten texts the larger of its answer and the eigengap's; chapter 4's study of
+  graphs of 5-300 texts found it best or near-best in every regime (see its
+  docstring).  It is deterministic.
+
+All return a :class:`KSelection` (``int(result)`` is the chosen ``K``).
+Each rule is registered once, with its defaults (those of its function's
+signature) and what it reads (the spectrum, the verdicts, random numbers);
+:func:`choose_k` runs a rule by name through that registry, and so do
+:func:`consensus`, the sparse route below and :func:`select_with_core`, the
+entry of :mod:`semvar.pipeline` (which also hands back the texts with an edge
+and the spectrum the rule read, for their clustering).  Dense input costs the
+rules ``O(n^2)`` memory and up to ``O(n^3)`` time, fine up to a few thousand
+texts.
+
+The modules: :mod:`~semvar.select_k.cv` (NCV, ECV),
+:mod:`~semvar.select_k.spectrum` (eigengap, Bethe-Hessian),
+:mod:`~semvar.select_k.likelihood` (ICL, BIC),
+:mod:`~semvar.select_k.combine` (consensus, auto) and
+:mod:`~semvar.select_k.choose` (by name); every public name is importable
+from :mod:`semvar.select_k` itself.
+
+Large sparse graphs
+-------------------
+:func:`auto`, :func:`icl` (judge model) and :func:`eigengap` (largest gap)
+read a graph only through the leading eigenpairs of ``D^{-1/2} A D^{-1/2}``
+and, for the ICL, the number of TRUE verdicts inside the clusters.  For a
+sparse graph whose core (the texts with an edge) has more than
+:data:`SPARSE_N` texts they never make it dense: the ``k_max + 1`` leading
+eigenpairs come from ARPACK's Lanczos solver applied to the sparse graph as
+an operator, and the verdicts inside the clusters of a labelling ``z`` are
+summed over the stored edges (``trace(Z^T A Z) / 2`` for the indicator matrix
+``Z``, ``O(edges)``); memory is ``O(edges + n k_max)``.  The result is that
+of the dense route: the same eigenvalues to rounding, the same clusters, the
+same counts (exactly, for 0/1 verdicts).  The exception is a core in several
+connected components, whose leading eigenvalue is repeated: there the
+solver's basis of the tied eigenspace decides the clusters, so such a core
+keeps the dense route up to :data:`SPARSE_TIED_N` texts.  Above
+:data:`SPARSE_EXACT_N` texts (where the dense route would need tens of GiB)
+the ICL compares only the ``K`` whose eigenvalues stand above the noise bulk
+of a graph of the same density: the top of the bulk is ever more crowded as
+``n`` grows, and its eigenvectors, costly to converge, would cluster noise.
+:func:`semvar.pipeline.graph_entropy` then clusters the core from the same
+eigenvectors.  The other rules densify sparse input.
+
+Losses of the cross-validation methods
+--------------------------------------
+For held-out pairs ``(i, j)`` with observed ``A_ij`` and fitted block
+probability ``P_ij = B[g_i, g_j]``:
+
+- ``"l2"``: ``sum (A_ij - P_ij)^2`` (Chen & Lei's main loss);
+- ``"deviance"``: the binomial deviance ``-2 sum [A_ij log P_ij + (1 - A_ij) log(1 - P_ij)]``,
+  with ``P`` clipped to ``[1e-6, 1 - 1e-6]``.
+
+Both are averaged over folds (repetitions for ECV); the smallest wins.
+
+Isolated texts
+--------------
+A text that the judge found equivalent to no other text is an isolated node,
+and a meaning of its own: every rule sets such texts aside, chooses ``K`` for
+the others (the *core*, with ``k_max`` capped at one less than its size), and
+adds one meaning per isolated text; ``KSelection.n_singletons`` counts them.
+A core too small for a rule (fewer than three texts; four for NCV) has as many
+meanings as connected components.  So a graph without any edge has ``n``
+meanings, and :func:`semvar.pipeline.graph_entropy` puts each isolated text in a
+cluster of its own.
+
+Self-loops and weights
+----------------------
+The diagonal is ignored: ``A_ii`` ("a text means what it means") says
+nothing about which texts share a meaning, and counting it would make every
+text look connected.  The likelihood rules (:func:`icl`, :func:`bic`,
+:func:`auto`, and :func:`consensus` when it asks one of them) read each
+entry as a verdict, the share of TRUE answers for the pair: weights must lie
+in ``[0, 1]`` (a mean of repeated verdicts is fine); a larger weight is
+refused with a message, since it has no reading as a verdict.  Rescale such
+a graph (``A / A.max()``) or threshold it first.  The spectral rules
+(:func:`eigengap`, :func:`bethe_hessian`) and the cross-validation rules
+accept any non-negative weights.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+from . import _sparse
+from ._common import KSelection
+from ._registry import METHODS, register
+from .choose import CoreSelection, choose_k, select_with_core
+from .combine import _AUTO, _CONSENSUS_RULE, AUTO_SMALL, auto, consensus
+from .cv import _ECV, _NCV, ecv, ncv
+from .likelihood import _BIC, _ICL, bic, icl
+from .spectrum import _BETHE_HESSIAN, _EIGENGAP, bethe_hessian, eigengap
+
+__all__ = [
+    "KSelection", "ncv", "ecv", "eigengap", "bethe_hessian", "icl", "bic", "consensus", "auto",
+    "choose_k", "METHODS", "AUTO_SMALL", "select_with_core", "CoreSelection",
+]
+
+# every rule, once, in the order the documentation and the messages list them
+register(_AUTO, _ICL, _BIC, _EIGENGAP, _NCV, _ECV, _BETHE_HESSIAN, _CONSENSUS_RULE)
+
+
+def _threshold(name: str) -> property:
+    """The package attribute ``name``: read from, and set in, :mod:`semvar.select_k._sparse`."""
+    return property(lambda self: getattr(_sparse, name), lambda self, value: setattr(_sparse, name, value),
+                    doc=f"The sparse route's threshold :data:`semvar.select_k._sparse.{name}`.")
+
+
+class _Package(types.ModuleType):
+    """The package's module type: :data:`SPARSE_N`, :data:`SPARSE_TIED_N` and :data:`SPARSE_EXACT_N` are read
+    from, and set in, :mod:`semvar.select_k._sparse`, where the sparse route reads them."""
+
+    SPARSE_N = _threshold("SPARSE_N")
+    SPARSE_TIED_N = _threshold("SPARSE_TIED_N")
+    SPARSE_EXACT_N = _threshold("SPARSE_EXACT_N")
+
+
+sys.modules[__name__].__class__ = _Package

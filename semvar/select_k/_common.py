@@ -1,0 +1,229 @@
+"""What every rule of :mod:`semvar.select_k` shares: the result record, checks, isolated texts, the spectrum.
+
+Private to the subpackage: the rule modules call these with checked input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.linalg as la
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
+
+from .._kmeans import kmeans
+from .._validation import check_adjacency, check_int
+
+__all__ = ["KSelection"]
+
+#: Losses of the cross-validation rules, and the models of the likelihood rules.
+_LOSSES = ("l2", "deviance")
+_MODELS = ("judge", "sbm")
+
+
+@dataclass
+class KSelection:
+    """The chosen number of meanings and the criterion behind it.
+
+    Attributes
+    ----------
+    k : int
+        The chosen ``K``, isolated texts (one meaning each) included.
+    candidates : ndarray of int
+        The values of ``K`` that were compared: ``m + 1, ..., m + k_core_max``
+        for a graph with ``m`` isolated texts.
+    losses : ndarray of float
+        The criterion for each candidate (smaller is better): held-out loss for
+        NCV / ECV, minus the eigengap for :func:`eigengap`, the ``K``-th smallest
+        Bethe-Hessian eigenvalue for :func:`bethe_hessian`, minus the ICL for
+        :func:`icl` and :func:`auto`, minus the BIC for :func:`bic`.
+    method : str
+        The rule's name.
+    details : dict
+        Method-specific extras (fold losses, the other loss, ``r``, ...), and
+        ``"core_k"``, the ``K`` of the texts that have an edge.
+    n_singletons : int
+        Number of isolated texts, each counted as a meaning of its own.
+    confidence : float or None
+        For :func:`icl`, :func:`bic` and :func:`auto`: the posterior
+        probability of the chosen ``K`` among the candidates (a uniform prior
+        on ``K``, the criterion read as a log marginal likelihood); for
+        :func:`consensus`, the share of rules that agree with the answer; None
+        for the other rules.
+    """
+
+    k: int
+    candidates: np.ndarray
+    losses: np.ndarray
+    method: str
+    details: dict = field(default_factory=dict, repr=False)
+    n_singletons: int = 0
+    confidence: float | None = None
+
+    def __int__(self) -> int:
+        return int(self.k)
+
+    def __index__(self) -> int:
+        return int(self.k)
+
+
+# --------------------------------------------------------------------------- checks
+def _dense(A) -> np.ndarray:
+    return A.toarray() if sp.issparse(A) else np.asarray(A, dtype=float)
+
+
+def _no_loops(A: np.ndarray) -> np.ndarray:
+    """``A`` with a zero diagonal (a copy when it had self-loops; see the package notes)."""
+    if A.shape[0] and np.any(np.diagonal(A) != 0):
+        A = A.copy()
+        np.fill_diagonal(A, 0.0)
+    return A
+
+
+def _sparse_no_loops(A):
+    """A checked sparse adjacency without its diagonal (a copy when it had one)."""
+    if A.nnz and np.any(A.diagonal() != 0):
+        A = A.copy()
+        A.setdiag(0.0)
+        A.eliminate_zeros()
+    return A
+
+
+def _without_loops(A):
+    """A checked adjacency, dense or sparse, without its diagonal (a copy when it had one)."""
+    return _sparse_no_loops(A) if sp.issparse(A) else _no_loops(A)
+
+
+def _check_verdicts(A, method: str, via: str | None = None) -> None:
+    """Refuse weights above 1 for a rule that reads entries as verdicts (see the package notes)."""
+    top = (A.data.max() if A.nnz else 0.0) if sp.issparse(A) else (A.max() if A.size else 0.0)
+    if top > 1.0:
+        who = f"rule {method!r}" if via is None else f"rule {via!r} asks {method!r}, which"
+        raise ValueError(
+            f"{who} reads the adjacency's entries as verdicts, shares of TRUE answers in [0, 1], "
+            f"but the largest weight is {float(top):.6g}; rescale the graph (A / A.max()) or threshold it, "
+            "or use a rule that accepts any weights (eigengap, bethe_hessian, ncv, ecv)"
+        )
+
+
+def _graph(adjacency, name: str = "adjacency") -> np.ndarray:
+    """A checked adjacency, dense, without self-loops."""
+    return _no_loops(_dense(check_adjacency(adjacency, name)))
+
+
+def _check_n(n: int) -> None:
+    if n < 3:
+        raise ValueError(f"adjacency must have at least 3 nodes to choose K, got {n}")
+
+
+def _check_common(adjacency, k_max):
+    """The checked dense adjacency, its size and ``k_max`` (``1 <= k_max < n``) of a rule's public function."""
+    A = _graph(adjacency)
+    n = A.shape[0]
+    _check_n(n)
+    k_max = check_int(k_max, "k_max", low=1)
+    if k_max >= n:
+        raise ValueError(f"k_max must satisfy 1 <= k_max < n = {n}, got {k_max}")
+    return A, n, k_max
+
+
+# --------------------------------------------------------------------------- results
+def _kmeans(X: np.ndarray, k: int, rng) -> np.ndarray:
+    return kmeans(X, k, rng)[0]
+
+
+def _result(method, k_max, losses, details) -> KSelection:
+    losses = np.asarray(losses, dtype=float)
+    if np.any(np.isnan(losses)) or not np.any(np.isfinite(losses)):
+        raise RuntimeError(f"{method}: a non-finite criterion arose ({losses}); please report this graph")
+    k = int(np.argmin(losses)) + 1
+    return KSelection(k=k, candidates=np.arange(1, k_max + 1), losses=losses, method=method, details=details)
+
+
+def _posterior(scores: np.ndarray) -> np.ndarray:
+    finite = np.isfinite(scores)
+    w = np.zeros_like(scores)
+    w[finite] = np.exp(scores[finite] - scores[finite].max())
+    return w / w.sum()
+
+
+# --------------------------------------------------------------------------- isolated texts
+def _split_isolated(A):
+    """The adjacency of the texts with an edge, the mask of those texts, and the number of the others.
+
+    A sparse ``A`` (a ``csr_array``) gives a sparse core; nothing is made dense.
+    """
+    if sp.issparse(A):
+        keep = np.asarray(A.sum(axis=1)).ravel() > 0
+        m = int(A.shape[0] - np.count_nonzero(keep))
+        return (A if m == 0 else sp.csr_array(A[keep][:, keep])), keep, m
+    keep = A.sum(1) > 0
+    m = int(A.shape[0] - np.count_nonzero(keep))
+    return (A if m == 0 else A[np.ix_(keep, keep)]), keep, m
+
+
+def _n_components(A) -> int:
+    return int(connected_components(sp.csr_array(A), directed=False)[0]) if A.shape[0] else 0
+
+
+def _components(method: str, core, m: int) -> KSelection:
+    """The answer for a core too small for a rule: one meaning per connected component, one per isolated text."""
+    kc = _n_components(core)
+    return KSelection(
+        k=kc + m, candidates=np.array([kc + m]), losses=np.zeros(1), method=method,
+        details={"core_k": kc, "fallback": "connected components"}, n_singletons=m,
+    )
+
+
+def _with_singletons(sel: KSelection, m: int) -> KSelection:
+    """A rule's answer for a graph's core turned into the answer for the graph, with ``m`` isolated texts."""
+    if m:
+        sel.k += m
+        sel.candidates = sel.candidates + m
+        sel.n_singletons = m
+        if "votes" in sel.details:  # consensus: each rule's answer for the whole graph
+            sel.details["votes"] = {rule: v + m for rule, v in sel.details["votes"].items()}
+    return sel
+
+
+def _on_core(method: str, A: np.ndarray, k_max: int, run: Callable, min_nodes: int = 3) -> KSelection:
+    """Apply ``run(core, k_core_max) -> KSelection`` to the texts with an edge; isolated texts are singletons."""
+    core, _, m = _split_isolated(A)
+    nc = core.shape[0]
+    kc_max = min(k_max, nc - 1)
+    if nc < min_nodes or kc_max < 1:
+        return _components(method, core, m)
+    res = run(core, kc_max)
+    res.details["core_k"] = res.k
+    res.k += m
+    res.candidates = res.candidates + m
+    res.n_singletons = m
+    return res
+
+
+# --------------------------------------------------------------------------- the spectrum
+def _normalized_top(A: np.ndarray, k: int):
+    """The ``k`` largest eigenvalues (descending) and eigenvectors of ``D^{-1/2} A D^{-1/2}`` (no isolated node)."""
+    n = A.shape[0]
+    k = min(k, n)
+    s = 1.0 / np.sqrt(A.sum(1))
+    M = A * s[:, None] * s[None, :]
+    if n > 500:
+        try:
+            w, V = la.eigh(M, subset_by_index=[n - k, n - 1])
+        except la.LinAlgError:  # LAPACK's subset driver can fail on highly degenerate spectra
+            w, V = np.zeros(0), np.zeros((n, 0))
+        if V.shape[1] == k:
+            return w[::-1], V[:, ::-1]
+    w, V = np.linalg.eigh(M)
+    return w[::-1][:k], V[:, ::-1][:, :k]
+
+
+def _bulk_edge(A) -> float:
+    """``2 sqrt((1 - rho) / d_bar)``: the bulk edge of the normalised adjacency of a G(n, rho) graph."""
+    n = A.shape[0]
+    d_bar = float(A.sum()) / n
+    rho = min(d_bar / (n - 1), 1.0)
+    return 2.0 * float(np.sqrt((1.0 - rho) / d_bar))

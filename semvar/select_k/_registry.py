@@ -1,0 +1,110 @@
+"""The registry of the rules for K: each rule once, with its defaults and what it needs.
+
+A :class:`Rule` names a public function (``ncv``, ``icl``, ...) and the private
+runner that does its work on a checked graph.  Its defaults are read from the
+public function's signature (its keyword-only parameters), so they are
+written once.  :func:`run` is the one place that runs a rule by name with its
+defaults: :func:`semvar.select_k.choose_k`, :func:`semvar.select_k.consensus`,
+the sparse route and :func:`semvar.select_k.select_with_core` (the
+pipeline's entry) all go through it.
+
+Private to the subpackage; :data:`METHODS` is re-exported by the package.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from ._common import KSelection, _check_verdicts
+
+__all__ = ["Rule", "RULES", "METHODS", "register", "run"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule for ``K`` and what it needs.
+
+    Attributes
+    ----------
+    name : str
+        The name :func:`semvar.select_k.choose_k` knows it by.
+    function : callable
+        The public function, ``function(adjacency, k_max, **options) -> KSelection``.
+    runner : callable
+        ``runner(A, k_max, rng, spectrum, **defaults) -> KSelection`` on a checked dense
+        adjacency without self-loops and ``1 <= k_max < n``; ``spectrum`` is None or the
+        leading eigenpairs of the normalised matrix of the graph's core (rules that read one).
+    verdicts : bool
+        The rule reads the entries as verdicts (weights in ``[0, 1]``).
+    spectrum : {None, "eigenvalues", "eigenpairs"}
+        With its defaults the rule reads the graph only through the leading eigenvalues
+        (or eigenpairs) of ``D^{-1/2} A D^{-1/2}`` of its core: a spectrum computed once can be
+        passed in (the pipeline shares it with the clustering).
+    sparse : bool
+        The rule has a route for large sparse graphs that never makes them dense.
+    random_state : bool
+        The rule draws random numbers (folds, k-means seeds); only such a rule's runner is given the generator.
+    combines : bool
+        The rule asks other rules (it cannot be one of :func:`semvar.select_k.consensus`'s votes).
+    defaults : mapping
+        The keyword-only defaults of ``function`` (``random_state`` apart).
+    """
+
+    name: str
+    function: Callable[..., KSelection]
+    runner: Callable[..., KSelection]
+    verdicts: bool = False
+    spectrum: str | None = None
+    sparse: bool = False
+    random_state: bool = False
+    combines: bool = False
+    defaults: MappingProxyType = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        params = inspect.signature(self.function).parameters.values()
+        defaults = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and p.name != "random_state"}
+        object.__setattr__(self, "defaults", MappingProxyType(defaults))
+
+    @property
+    def asks(self) -> tuple[str, ...]:
+        """The rules that run when this one runs with its defaults (:func:`consensus`: its ``methods``)."""
+        return tuple(self.defaults.get("methods", (self.name,)))
+
+
+#: Every rule by name, in the order they are registered (and listed in messages).
+RULES: dict[str, Rule] = {}
+
+#: Every rule's public function by name (:func:`semvar.select_k.choose_k`'s ``method``).
+METHODS: dict[str, Callable[..., KSelection]] = {}
+
+
+def register(*rules: Rule) -> None:
+    """Add ``rules`` to :data:`RULES` and :data:`METHODS`, each once."""
+    for rule in rules:
+        if rule.name in RULES:
+            raise ValueError(f"a rule named {rule.name!r} is registered already")
+        RULES[rule.name] = rule
+        METHODS[rule.name] = rule.function
+
+
+def run(A, name: str, k_max: int, rng, spectrum=None) -> KSelection:
+    """Run rule ``name`` with its defaults on a checked dense adjacency (no self-loops), ``1 <= k_max < n``."""
+    rule = RULES[name]
+    return rule.runner(A, k_max, rng if rule.random_state else None, spectrum, **rule.defaults)
+
+
+def _voters() -> tuple[str, ...]:
+    """The rules :func:`semvar.select_k.consensus` may ask."""
+    return tuple(name for name, rule in RULES.items() if not rule.combines)
+
+
+def _check_rule_weights(A, name: str) -> None:
+    """Refuse weights above 1 where rule ``name``, or a rule it asks with its defaults, reads verdicts."""
+    asks = RULES[name].asks
+    via = None if asks == (name,) else name
+    for other in asks:
+        if RULES[other].verdicts:
+            _check_verdicts(A, other, via)

@@ -1,0 +1,124 @@
+"""The route of large sparse graphs: the rules that read only the leading eigenpairs, never made dense.
+
+See the package notes ("Large sparse graphs").  The thresholds below are read
+here at every call; setting them on :mod:`semvar.select_k` sets them here.
+
+Private to the subpackage.
+"""
+
+from __future__ import annotations
+
+import scipy.sparse as sp
+
+from .._threads import one_thread
+from .._validation import check_adjacency, check_int
+from ..spectral import leading_eigenpairs
+from ._common import (
+    KSelection,
+    _bulk_edge,
+    _check_verdicts,
+    _n_components,
+    _sparse_no_loops,
+    _split_isolated,
+    _with_singletons,
+)
+from ._registry import RULES, run
+
+__all__ = ["SPARSE_N", "SPARSE_TIED_N", "SPARSE_EXACT_N"]
+
+#: Cores (texts with an edge) of more texts than this, held sparse, are never made dense by the
+#: rules that read only the leading eigenpairs ("auto", "icl" with the judge model, "eigengap"):
+#: see :func:`_sparse_top`.
+SPARSE_N = 500
+
+#: A core in several connected components takes the sparse route only above this many texts.  Its
+#: leading eigenvalue 1 is then repeated (once per component), so the solver's basis of that
+#: eigenspace, which the matrix does not determine, decides the clusters: below this size the dense
+#: route (and its answer) is kept, so that such graphs get the same ``K`` as before.
+SPARSE_TIED_N = 2000
+
+#: Above this many texts in the core (where the dense route would need tens of GiB) the
+#: judge-model ICL of the sparse route compares only the ``K`` whose eigenvalues stand above the
+#: noise bulk: see :func:`_bulk_top`.
+SPARSE_EXACT_N = 20_000
+
+#: Relative accuracy that :func:`_bulk_top` asks of the Lanczos solver (the clusters that
+#: :func:`semvar.pipeline.graph_entropy` reports come from an exact solve of their own).
+_BULK_TOL = 1e-4
+
+
+def _sparse_top(core, k: int):
+    """The ``k`` leading eigenpairs of a sparse core (no isolated node) by ARPACK's Lanczos solver.
+
+    :func:`semvar.spectral.leading_eigenpairs`: ``D^{-1/2} A D^{-1/2}`` applied as an operator (a
+    sparse product and two diagonal scalings; nothing ``n x n`` is stored), eigenvalues descending,
+    each column's sign fixed as :func:`semvar.spectral.spectral_embedding` fixes it.  The
+    eigenvalues equal the dense solver's to rounding, and so do the eigenvectors up to sign where
+    the eigenvalues are distinct; where they are tied, any basis of the tied eigenspace is an
+    answer (as for the dense solver).
+    """
+    return leading_eigenpairs(core, k)
+
+
+def _bulk_top(core, kc_max: int, eigenvalues_only: bool = False):
+    """The leading eigenpairs of a very large sparse core down to the first one inside the noise bulk.
+
+    The bulk of ``D^{-1/2} A D^{-1/2}`` for a graph without block structure ends near
+    ``t = 2 sqrt((1 - rho) / d_bar)``; its top eigenvalues are ever closer together as ``n``
+    grows (gaps of order ``n^{-2/3}``), so converging their eigenvectors costs Lanczos ever more
+    iterations, and the clusters they would give are noise.  Eigenpairs are computed 4, 8, ... at
+    a time until one falls below ``t`` (or ``kc_max + 1`` are known); the spectrum returned
+    carries ``t`` as a third entry, and the ICL compares only the ``K`` whose ``K``-th eigenvalue
+    exceeds it.  With ``eigenvalues_only`` (the eigengap) the ``kc_max + 1`` leading eigenvalues
+    are computed to :data:`_BULK_TOL`.
+    """
+    t = _bulk_edge(core)
+    k = kc_max + 1 if eigenvalues_only else min(4, kc_max + 1)
+    while True:
+        w, V = leading_eigenpairs(core, k, tol=_BULK_TOL)
+        if eigenvalues_only or k == kc_max + 1 or w[-1] <= t:
+            return w, V, t
+        k = min(2 * k, kc_max + 1)
+
+
+def _sparse_route(A, method: str, k_max: int):
+    """A rule with a sparse route, on a checked sparse adjacency (no self-loops), never made dense.
+
+    Returns ``(selection, core, keep, spectrum)`` (``core`` the sparse adjacency of the texts with an
+    edge, ``keep`` their mask, ``spectrum`` the core's leading eigenpairs), or None when the core has
+    at most :data:`SPARSE_N` texts: the caller then takes the dense route.  ``k_max < n``.
+    """
+    core, keep, m = _split_isolated(A)
+    nc = core.shape[0]
+    kc_max = min(k_max, nc - 1)
+    if nc <= SPARSE_N or kc_max + 2 >= nc or (nc <= SPARSE_TIED_N and _n_components(core) > 1):
+        return None  # (Lanczos needs fewer than nc - 1 eigenpairs)
+    if nc <= SPARSE_EXACT_N:
+        spectrum = _sparse_top(core, kc_max + 1)
+    else:
+        spectrum = _bulk_top(core, kc_max, eigenvalues_only=RULES[method].spectrum == "eigenvalues")
+    sel = _with_singletons(run(core, method, kc_max, None, spectrum), m)
+    return sel, core, keep, spectrum
+
+
+def _try_sparse(adjacency, method: str, k_max, checked: bool = False) -> KSelection | None:
+    """The sparse route of rule ``method`` (with its defaults) for a large sparse graph, or None (the dense route).
+
+    The caller passes only calls that use the rule's defaults.
+    """
+    if not sp.issparse(adjacency) or not RULES[method].sparse:
+        return None
+    A = _sparse_no_loops(adjacency if checked else check_adjacency(adjacency))
+    n = A.shape[0]
+    if n <= SPARSE_N:
+        return None
+    k_max = check_int(k_max, "k_max", low=1)
+    if method == "auto":
+        k_max = min(k_max, n - 1)
+    elif k_max >= n:
+        raise ValueError(f"k_max must satisfy 1 <= k_max < n = {n}, got {k_max}")
+    if RULES[method].verdicts:
+        _check_verdicts(A, method)
+    with one_thread():
+        out = _sparse_route(A, method, k_max)
+    return None if out is None else out[0]

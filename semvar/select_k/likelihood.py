@@ -1,0 +1,303 @@
+"""Likelihood rules for K: the integrated classification likelihood (ICL) and its BIC form.
+
+See the package notes of :mod:`semvar.select_k` ("Self-loops and weights", "Large sparse graphs").
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+from numpy.typing import ArrayLike
+from scipy.special import betaln, gammaln
+
+from .._kmeans import kmeans_pivoted
+from .._threads import one_thread
+from .._validation import check_option
+from ._common import (
+    _MODELS,
+    KSelection,
+    _check_common,
+    _check_verdicts,
+    _normalized_top,
+    _on_core,
+    _posterior,
+    _result,
+)
+from ._registry import Rule
+from ._sparse import _try_sparse
+
+__all__ = ["icl", "bic"]
+
+
+def icl(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, model: str = "judge") -> KSelection:
+    """The integrated classification likelihood of the spectral clusters for each ``K``.
+
+    Parameters
+    ----------
+    adjacency : array-like or scipy sparse matrix of shape (n, n)
+        Symmetric 0/1 (or [0, 1]-weighted) judged graph.
+    k_max : int
+        Largest candidate ``K``; ``1 <= k_max < n``.
+    model : {"judge", "sbm"}, default="judge"
+        ``"judge"``: Liu's judge model, equations (3)-(4): one probability
+        ``p`` of a TRUE verdict for texts of the same meaning and one ``q``
+        for different meanings.  ``"sbm"``: a probability for every pair of
+        clusters (a full stochastic block model).
+
+    Returns
+    -------
+    KSelection
+        ``.losses[K-1]`` is ``-ICL(K)``; ``details["icl"]`` the ICL,
+        ``details["posterior"]`` its normalised exponential,
+        ``details["labels"]`` the clusters of each candidate (texts with an
+        edge only), ``.confidence`` the posterior of the chosen ``K``.
+
+    Raises
+    ------
+    ValueError
+        For an invalid adjacency, ``k_max`` outside ``[1, n)``, an unknown
+        ``model``, or a weight above 1 (see the package notes).
+
+    Notes
+    -----
+    For each ``K`` the texts are clustered spectrally as in Algorithm 1, on
+    the ``K`` leading eigenvectors of ``D^{-1/2} A D^{-1/2}``, with one
+    deterministic k-means run started from rows chosen by a pivoted QR
+    (instead of ten random restarts: the rule compares many ``K``; chapter
+    4's study found the same choices either way).  ``K`` runs up to
+    ``k_max`` or the number of positive eigenvalues, whichever is smaller: an
+    assortative block structure (``p > q``) puts its leading eigenvalues
+    above zero.  With labels ``z`` and cluster sizes ``n_1, ..., n_K``,
+
+    .. math::
+
+        \\mathrm{ICL}(K) = \\sum_{g} \\log B(e_g + 1, N_g - e_g + 1)
+            + \\log \\frac{\\Gamma(K)}{\\Gamma(n + K)} + \\sum_{k=1}^K \\log \\Gamma(n_k + 1)
+            + \\log K!
+
+    where ``B`` is the Beta function and the sum runs over the groups of
+    pairs that share a probability: for ``"judge"`` the pairs inside clusters
+    and the pairs between them (two groups), for ``"sbm"`` each pair of
+    clusters; ``e_g`` is the number of TRUE verdicts among the ``N_g`` pairs
+    of group ``g``.  The first sum is the log probability of the verdicts
+    given ``z`` with each probability integrated over a uniform prior; the
+    next two terms are that of ``z`` under a uniform (Dirichlet(1)) prior on
+    the cluster proportions (Come & Latouche 2015, eq. 7); ``log K!`` turns a
+    labelling into a partition, which is what is being chosen.  Reading
+    ``ICL(K)`` as the log evidence for ``K``, a uniform prior on
+    ``K = 1..k_max`` gives the posterior in ``details["posterior"]``.
+    Isolated texts are set aside and counted as meanings of their own.
+
+    References
+    ----------
+    Biernacki, C., Celeux, G. and Govaert, G. (2000). Assessing a mixture model
+    for clustering with the integrated completed likelihood. IEEE TPAMI 22(7).
+    Come, E. and Latouche, P. (2015). Model selection and clustering in
+    stochastic block models based on the exact integrated complete data
+    likelihood. Statistical Modelling 15(6), 564-589.
+
+    Examples
+    --------
+    >>> from semvar.graph import sample_sbm
+    >>> A = sample_sbm([4, 6, 10], 0.87, 0.07, random_state=3)
+    >>> res = icl(A, 6)
+    >>> res.k, round(res.confidence, 2)
+    (3, 1.0)
+    """
+    check_option(model, "model", _MODELS)
+    sel = _try_sparse(adjacency, "icl", k_max) if model == "judge" else None
+    if sel is not None:
+        return sel
+    A, n, k_max = _check_common(adjacency, k_max)
+    _check_verdicts(A, "icl")
+    with one_thread():
+        return _icl(A, k_max, model)
+
+
+def bic(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, model: str = "judge") -> KSelection:
+    """The large-sample (BIC) form of :func:`icl`: maximised likelihood minus a penalty.
+
+    Parameters
+    ----------
+    adjacency : array-like or scipy sparse matrix of shape (n, n)
+    k_max : int
+        Largest candidate ``K``; ``1 <= k_max < n``.
+    model : {"judge", "sbm"}, default="judge"
+        As for :func:`icl`.
+
+    Returns
+    -------
+    KSelection
+        ``.losses[K-1]`` is ``-BIC(K)``; ``details["bic"]``,
+        ``details["posterior"]``, ``details["labels"]`` and ``.confidence``
+        as for :func:`icl`.
+
+    Raises
+    ------
+    ValueError
+        For an invalid adjacency, ``k_max`` outside ``[1, n)``, an unknown
+        ``model``, or a weight above 1 (see the package notes).
+
+    Notes
+    -----
+    With the same spectral labels ``z`` as :func:`icl`,
+
+    .. math::
+
+        \\mathrm{BIC}(K) = \\sum_g \\bigl[e_g \\log \\hat p_g + (N_g - e_g) \\log(1 - \\hat p_g)\\bigr]
+            + \\sum_k n_k \\log \\frac{n_k}{n} - \\frac{\\nu_K}{2} \\log \\frac{n(n-1)}{2} - \\frac{K-1}{2} \\log n,
+
+    with ``p_hat_g = e_g / N_g`` and ``nu_K`` probabilities (2 for the judge
+    model when ``K >= 2``, 1 when ``K = 1``; ``K(K+1)/2`` for the block
+    model): the Laplace approximation of the ICL (Biernacki et al. 2000; Daudin,
+    Picard & Robin 2008, for block models).
+
+    Examples
+    --------
+    >>> from semvar.graph import sample_sbm
+    >>> A = sample_sbm([4, 6, 10], 0.87, 0.07, random_state=3)
+    >>> int(bic(A, 6))
+    3
+    """
+    A, n, k_max = _check_common(adjacency, k_max)
+    check_option(model, "model", _MODELS)
+    _check_verdicts(A, "bic")
+    with one_thread():
+        return _bic(A, k_max, model)
+
+
+def _group_counts(A: np.ndarray, z: np.ndarray, model: str):
+    """TRUE verdicts ``e_g``, pairs ``N_g`` of each group of pairs, and the cluster sizes, for labels ``z``."""
+    z = np.unique(z, return_inverse=True)[1]
+    k = int(z.max()) + 1
+    Z = np.eye(k)[z]
+    E = Z.T @ A @ Z
+    nk = Z.sum(0)
+    if model == "judge":
+        n = A.shape[0]
+        e_in, e_all = np.trace(E) / 2.0, A.sum() / 2.0
+        N_in, N_all = float((nk * (nk - 1.0)).sum()) / 2.0, n * (n - 1.0) / 2.0
+        e = np.array([e_in, e_all - e_in])
+        N = np.array([N_in, N_all - N_in])
+    else:
+        iu = np.triu_indices(k)
+        pairs = np.outer(nk, nk) - np.diag(nk)
+        diag = iu[0] == iu[1]
+        e = np.where(diag, E[iu] / 2.0, E[iu])
+        N = np.where(diag, pairs[iu] / 2.0, pairs[iu])
+    keep = N > 0
+    return e[keep], N[keep], nk
+
+
+def _icl_judge(A: np.ndarray, z: np.ndarray, nk: np.ndarray, e_all: float, N_all: float) -> float:
+    """:func:`_icl_value` of the judge model for labels ``0..K-1`` with sizes ``nk`` (all positive); fewer array calls."""
+    e_in = float(A[z[:, None] == z[None, :]].sum()) / 2.0
+    N_in = float((nk * (nk - 1.0)).sum()) / 2.0
+    n, k = A.shape[0], nk.size
+    verdicts = betaln(e_in + 1.0, N_in - e_in + 1.0)
+    if N_all > N_in:
+        verdicts += betaln(e_all - e_in + 1.0, N_all - N_in - (e_all - e_in) + 1.0)
+    return float(verdicts + gammaln(k) - gammaln(n + k) + gammaln(nk + 1.0).sum() + gammaln(k + 1.0))
+
+
+def _edge_list(A) -> tuple:
+    """The stored entries of a sparse adjacency as ``(rows, cols, weights)`` (each edge twice)."""
+    C = sp.csr_array(A)
+    rows = np.repeat(np.arange(C.shape[0], dtype=np.int32), np.diff(C.indptr))
+    return rows, C.indices, C.data
+
+
+def _icl_judge_edges(edges, n: int, z: np.ndarray, nk: np.ndarray, e_all: float, N_all: float) -> float:
+    """:func:`_icl_judge` from the edge list of a sparse adjacency: ``O(edges)``, nothing ``n x n``.
+
+    ``e_in`` is the weight of the edges inside clusters (``trace(Z^T A Z) / 2`` for the label
+    indicator ``Z``), summed over the stored entries; for 0/1 verdicts every partial sum is an
+    integer, so it equals the dense sum exactly.
+    """
+    rows, cols, data = edges
+    e_in = float(data[z[rows] == z[cols]].sum()) / 2.0
+    N_in = float((nk * (nk - 1.0)).sum()) / 2.0
+    k = nk.size
+    verdicts = betaln(e_in + 1.0, N_in - e_in + 1.0)
+    if N_all > N_in:
+        verdicts += betaln(e_all - e_in + 1.0, N_all - N_in - (e_all - e_in) + 1.0)
+    return float(verdicts + gammaln(k) - gammaln(n + k) + gammaln(nk + 1.0).sum() + gammaln(k + 1.0))
+
+
+def _icl_value(A: np.ndarray, z: np.ndarray, model: str) -> float:
+    e, N, nk = _group_counts(A, z, model)
+    n, k = A.shape[0], nk.size
+    verdicts = float(betaln(e + 1.0, N - e + 1.0).sum())
+    labels = float(gammaln(k) - gammaln(n + k) + gammaln(nk + 1.0).sum() + gammaln(k + 1.0))
+    return verdicts + labels
+
+
+def _bic_value(A: np.ndarray, z: np.ndarray, model: str) -> float:
+    e, N, nk = _group_counts(A, z, model)
+    n, k = A.shape[0], nk.size
+    p = e / N
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ll = np.where(e > 0, e * np.log(p), 0.0) + np.where(N - e > 0, (N - e) * np.log1p(-p), 0.0)
+    nu = (1 if k == 1 else 2) if model == "judge" else k * (k + 1) / 2
+    pen = nu / 2.0 * np.log(n * (n - 1) / 2.0) + (k - 1) / 2.0 * np.log(n)
+    return float(ll.sum() + (nk * np.log(nk / n)).sum() - pen)
+
+
+def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str, spectrum=None) -> KSelection:
+    """ICL or BIC of spectral clusters of a core (no isolated text) for ``K = 1, ..., K_up``.
+
+    ``K_up`` is ``kc_max`` or, if smaller, the number of positive eigenvalues of the normalised
+    matrix (an assortative block structure puts its leading eigenvalues above zero); larger ``K``
+    get ``-inf`` (posterior 0).  The clusters of each ``K`` are one k-means run on the ``K``
+    leading eigenvectors, started from rows chosen by a pivoted QR (:func:`semvar._kmeans.kmeans_pivoted`).
+    """
+    w, V = spectrum[:2] if spectrum is not None else _normalized_top(core, kc_max + 1)
+    floor = spectrum[2] if spectrum is not None and len(spectrum) > 2 else 0.0  # see _sparse._bulk_top
+    k_up = int(min(kc_max, max(np.count_nonzero(w[:kc_max] > floor), 1)))
+    labels = {}
+    scores = np.full(kc_max, -np.inf)
+    fast = value is _icl_value and model == "judge"
+    n = core.shape[0]
+    e_all, N_all = float(core.sum()) / 2.0, n * (n - 1) / 2.0
+    edges = _edge_list(core) if sp.issparse(core) else None
+    for k in range(1, k_up + 1):
+        z = kmeans_pivoted(V[:, :k], k)
+        labels[k] = z
+        nk = np.bincount(z, minlength=k)
+        if nk.size == k and nk.min() > 0:  # a k-means answer with an empty cluster is not a K-partition
+            if edges is not None:
+                scores[k - 1] = _icl_judge_edges(edges, n, z, nk, e_all, N_all)
+            else:
+                scores[k - 1] = _icl_judge(core, z, nk, e_all, N_all) if fast else value(core, z, model)
+    post = _posterior(scores)
+    res = _result(name, kc_max, -scores, {name: scores, "posterior": post, "labels": labels, "model": model,
+                                           "k_up": k_up})
+    res.confidence = float(post[res.k - 1])
+    return res
+
+
+def _criterion(name: str, value, A: np.ndarray, k_max: int, model: str, spectrum=None) -> KSelection:
+    return _on_core(name, A, k_max, lambda core, kc_max: _criterion_core(name, value, core, kc_max, model, spectrum))
+
+
+def _icl(A: np.ndarray, k_max: int, model: str, spectrum=None) -> KSelection:
+    """icl on a checked dense adjacency (isolated texts set aside here)."""
+    return _criterion("icl", _icl_value, A, k_max, model, spectrum)
+
+
+def _bic(A: np.ndarray, k_max: int, model: str, spectrum=None) -> KSelection:
+    """bic on a checked dense adjacency (isolated texts set aside here)."""
+    return _criterion("bic", _bic_value, A, k_max, model, spectrum)
+
+
+# --------------------------------------------------------------------------- by name, with the defaults
+def _icl_rule(A: np.ndarray, k_max: int, rng, spectrum, *, model: str) -> KSelection:
+    return _icl(A, k_max, model, spectrum)
+
+
+def _bic_rule(A: np.ndarray, k_max: int, rng, spectrum, *, model: str) -> KSelection:
+    return _bic(A, k_max, model, spectrum)
+
+
+_ICL = Rule("icl", icl, _icl_rule, verdicts=True, spectrum="eigenpairs", sparse=True)
+_BIC = Rule("bic", bic, _bic_rule, verdicts=True, spectrum="eigenpairs")

@@ -1,0 +1,87 @@
+"""Tests of semvar.select_k._registry: each rule registered once, its defaults read from its signature, one dispatch."""
+
+import inspect
+
+import numpy as np
+import pytest
+
+from semvar.graph import sample_sbm
+from semvar.pipeline import graph_entropy
+from semvar.select_k import METHODS, KSelection, choose_k, consensus, select_with_core
+from semvar.select_k._registry import RULES, Rule, _check_rule_weights, register, run
+
+
+def _graph():
+    return sample_sbm([8, 10, 12], 0.85, 0.08, random_state=5).toarray()
+
+
+def test_every_rule_is_registered_once_in_the_listed_order():
+    assert list(RULES) == list(METHODS) == ["auto", "icl", "bic", "eigengap", "ncv", "ecv", "bethe_hessian",
+                                            "consensus"]
+    assert all(METHODS[name] is rule.function and rule.name == name for name, rule in RULES.items())
+    with pytest.raises(ValueError, match="registered already"):
+        register(RULES["ncv"])
+
+
+def test_defaults_are_the_public_signatures():
+    for name, rule in RULES.items():
+        params = inspect.signature(rule.function).parameters.values()
+        expected = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and p.name != "random_state"}
+        assert dict(rule.defaults) == expected, name
+    assert dict(RULES["ecv"].defaults) == {"holdout": 0.1, "repeats": 3, "observed": None, "loss": "l2"}
+    assert RULES["consensus"].asks == ("eigengap", "icl", "ncv") and RULES["icl"].asks == ("icl",)
+
+
+def test_a_rule_gets_the_defaults_of_its_function():
+    seen = {}
+
+    def public(adjacency, k_max, *, alpha=0.25, random_state=None):
+        """A stand-in rule."""
+
+    def runner(A, k_max, rng, spectrum, *, alpha):
+        seen["alpha"] = alpha
+        return KSelection(1, np.arange(1, k_max + 1), np.zeros(k_max), "stand-in")
+
+    rule = Rule("stand-in", public, runner)
+    assert dict(rule.defaults) == {"alpha": 0.25}
+    RULES["stand-in"] = rule
+    try:
+        assert run(_graph(), "stand-in", 3, None).k == 1 and seen == {"alpha": 0.25}
+    finally:
+        del RULES["stand-in"]
+
+
+def test_run_by_name_is_the_public_rule_with_its_defaults():
+    A = _graph()
+    for name, rule in RULES.items():
+        by_name = run(A, name, 5, np.random.default_rng(3))
+        options = {"random_state": 3} if rule.random_state else {}
+        direct = rule.function(A, 5, **options)
+        assert by_name.k == direct.k and by_name.method == direct.method, name
+        np.testing.assert_array_equal(by_name.losses, direct.losses)
+
+
+def test_every_caller_dispatches_through_the_registry(monkeypatch):
+    """A rule replaced in the registry is what choose_k, consensus, select_with_core and the pipeline run."""
+    A = _graph()
+    assert choose_k(A, "eigengap", 6) == 3
+
+    def runner(A, k_max, rng, spectrum, **defaults):
+        return KSelection(5, np.arange(1, k_max + 1), np.zeros(k_max), "eigengap")
+
+    fake = Rule("eigengap", RULES["eigengap"].function, runner, spectrum="eigenvalues", sparse=True)
+    monkeypatch.setitem(RULES, "eigengap", fake)
+    assert choose_k(A, "eigengap", 6) == 5
+    assert consensus(A, 6, methods=("eigengap",), random_state=0).k == 5
+    assert select_with_core(A, "eigengap", 6).selection.k == 5
+    h, sel = graph_entropy(A, "eigengap", random_state=0, return_k=True)
+    assert sel.k == 5 and h > np.log(3)
+
+
+def test_weights_are_checked_for_the_rules_that_read_verdicts():
+    A = _graph() * 2.0
+    _check_rule_weights(A, "eigengap")  # any weights
+    with pytest.raises(ValueError, match="rule 'icl' reads the adjacency's entries as verdicts"):
+        _check_rule_weights(A, "icl")
+    with pytest.raises(ValueError, match="rule 'consensus' asks 'icl', which reads"):
+        _check_rule_weights(A, "consensus")

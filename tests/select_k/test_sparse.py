@@ -1,0 +1,161 @@
+"""Tests of semvar.select_k._sparse: the route of large sparse graphs, never made dense."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from semvar.graph import sample_sbm
+from semvar.select_k import auto, choose_k, eigengap, icl
+
+
+def _sparse_sbm(sizes, degree_in, degree_out, seed):
+    n = sum(sizes)
+    return sample_sbm(sizes, degree_in / (n / len(sizes)), degree_out / n, random_state=seed)
+
+
+def _isolate(A, idx):
+    A = A.tolil()
+    A[idx, :] = 0
+    A[:, idx] = 0
+    return sp.csr_array(A)
+
+
+def _sparse_graphs():
+    """Graphs above SPARSE_N texts whose core is connected: three meanings, five, isolated texts, one meaning."""
+    yield _sparse_sbm([250, 200, 150], 20.0, 4.0, 0)
+    yield _sparse_sbm([150, 140, 130, 120, 110], 30.0, 3.0, 1)
+    yield _isolate(_sparse_sbm([300, 300], 25.0, 5.0, 2), [0, 7, 400])
+    yield _sparse_sbm([700], 15.0, 0.0, 3)
+
+
+def test_sparse_route_equals_the_dense_route(monkeypatch):
+    """K, clusters and entropy from the Lanczos spectrum and the edge counts equal the dense route's, bitwise."""
+    import semvar.select_k as select_k
+    from semvar.pipeline import graph_entropy
+    from semvar.select_k import _sparse
+
+    graphs = list(_sparse_graphs())
+    calls = []
+    real_top = _sparse._sparse_top
+    monkeypatch.setattr(_sparse, "_sparse_top", lambda core, k: calls.append(core.shape[0]) or real_top(core, k))
+    sparse_runs = [(graph_entropy(A, rule, random_state=3, return_labels=True, return_k=True), auto(A), icl(A, 8),
+                    eigengap(A, 8)) for A in graphs for rule in ("auto", "icl", "eigengap")]
+    assert all(run[0][2].details.get("rule", "") != "connected components" for run in sparse_runs)
+    assert len(calls) == 12 * len(graphs)  # the sparse route ran for every call
+    monkeypatch.setattr(select_k, "SPARSE_N", 10**9)  # every graph takes the dense route
+    dense_runs = [(graph_entropy(A, rule, random_state=3, return_labels=True, return_k=True), auto(A), icl(A, 8),
+                   eigengap(A, 8)) for A in graphs for rule in ("auto", "icl", "eigengap")]
+    assert len(calls) == 12 * len(graphs)  # and not for the dense runs
+    for (s, s_auto, s_icl, s_gap), (d, d_auto, d_icl, d_gap) in zip(sparse_runs, dense_runs):
+        assert s[0] == d[0] and s[1].tolist() == d[1].tolist()
+        assert (s[2].k, s[2].n_singletons, s[2].candidates.tolist()) == (d[2].k, d[2].n_singletons,
+                                                                         d[2].candidates.tolist())
+        for a, b in ((s_auto, d_auto), (s_icl, d_icl)):
+            assert a.k == b.k and a.n_singletons == b.n_singletons
+            assert {k: v.tolist() for k, v in a.details["labels"].items()} == {
+                k: v.tolist() for k, v in b.details["labels"].items()}
+            assert a.details["icl"].tolist() == b.details["icl"].tolist()  # the same counts, the same formula
+            assert a.confidence == pytest.approx(b.confidence, abs=1e-9)
+        assert s_gap.k == d_gap.k
+        np.testing.assert_allclose(s_gap.details["eigenvalues"], d_gap.details["eigenvalues"], atol=1e-10)
+    assert [run[0][2].k for run in sparse_runs[::3]] == [3, 5, 5, 1]  # the three isolated texts are meanings
+
+
+def test_auto_on_a_large_sparse_graph_never_makes_it_dense(monkeypatch):
+    """n = 3000: no n x n array through toarray/todense or numpy.asarray, and a peak far below n^2 floats."""
+    import tracemalloc
+
+    from semvar.pipeline import graph_entropy
+
+    n = 3000
+    A = _sparse_sbm([1000, 1000, 1000], 30.0, 6.0, 5)
+    big = 1000
+
+    def guard(real):
+        def f(self, *args, **kwargs):
+            if self.shape[0] > big:
+                raise AssertionError(f"a {self.shape} sparse graph was made dense")
+            return real(self, *args, **kwargs)
+        return f
+
+    for cls in (sp.csr_array, sp.csr_matrix, sp.coo_array, sp.csc_array):
+        monkeypatch.setattr(cls, "toarray", guard(cls.toarray))
+        monkeypatch.setattr(cls, "todense", guard(cls.todense))
+    real_asarray = np.asarray
+
+    def asarray(a, *args, **kwargs):
+        out = real_asarray(a, *args, **kwargs)
+        if out.ndim == 2 and min(out.shape) > big:
+            raise AssertionError(f"numpy.asarray made a {out.shape} array")
+        return out
+
+    monkeypatch.setattr(np, "asarray", asarray)
+    tracemalloc.start()
+    h, labels, sel = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
+    k_rule = choose_k(A, "auto")
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert sel.k == k_rule == 3 and np.bincount(labels).tolist() == [1000, 1000, 1000]
+    assert h == pytest.approx(np.log(3))
+    assert peak < n * n * 8 / 4, f"peak {peak / 2**20:.0f} MiB: a dense n x n float matrix is {n * n * 8 / 2**20:.0f} MiB"
+
+
+def test_sparse_route_bad_input():
+    A = _sparse_sbm([300, 300], 20.0, 4.0, 6)
+    n = A.shape[0]
+    with pytest.raises(ValueError, match="k_max must satisfy"):
+        icl(A, n)
+    with pytest.raises(ValueError, match="k_max"):
+        auto(A, 0)
+    with pytest.raises(ValueError, match="reads the adjacency's entries as verdicts"):
+        auto(A * 2.0)
+    assert eigengap(A, n - 1).k >= 1  # k_max up to n - 1 is allowed
+
+
+def test_a_disconnected_core_below_sparse_tied_n_keeps_the_dense_route(monkeypatch):
+    """Six components of 100: the leading eigenvalue is tied, and the dense route's answer is kept."""
+    from semvar.pipeline import graph_entropy
+    from semvar.select_k import _sparse
+
+    A = sp.csr_array(sp.block_diag([_sparse_sbm([100], 12.0, 0.0, s) for s in range(6)]))
+    called = []
+    monkeypatch.setattr(_sparse, "_sparse_top", lambda core, k: called.append(1))
+    h, sel = graph_entropy(A, "auto", random_state=0, return_k=True)
+    assert not called and sel.k == 6 and h == pytest.approx(np.log(6))
+
+
+def test_bulk_route_of_very_large_cores_equals_the_exact_route(monkeypatch):
+    """Above SPARSE_EXACT_N only the K above the noise bulk are compared; on these graphs that is the same K."""
+    from semvar.pipeline import graph_entropy
+    from semvar.select_k import _sparse
+
+    graphs = [_sparse_sbm([1200, 900, 600], 40.0, 10.0, 8), _sparse_sbm([3000], 20.0, 0.0, 9),
+              _sparse_sbm([700, 700, 600, 500], 30.0, 5.0, 10)]
+    exact = [graph_entropy(A, "auto", random_state=1, return_labels=True, return_k=True) for A in graphs]
+    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
+    bulk = [graph_entropy(A, "auto", random_state=1, return_labels=True, return_k=True) for A in graphs]
+    assert [s.k for _, _, s in exact] == [3, 1, 4]
+    for (h1, l1, s1), (h2, l2, s2) in zip(exact, bulk):
+        assert s1.k == s2.k and h1 == h2 and l1.tolist() == l2.tolist()
+        assert s2.details["k_up"] <= s1.details["k_up"] == 10
+        assert np.isneginf(s2.details["icl"][s2.details["k_up"]:]).all()
+    # where the bulk edge of the graph's density holds (blocks of equal degree), fewer noise eigenvectors are
+    # not clustered; with unequal degrees the bulk reaches above it and more K are compared
+    assert all(s.details["k_up"] < 10 for _, _, s in bulk[1:])
+
+
+def test_the_thresholds_set_on_the_package_are_the_routes(monkeypatch):
+    import semvar.select_k as select_k
+    from semvar.select_k import _sparse
+
+    assert (select_k.SPARSE_N, select_k.SPARSE_TIED_N, select_k.SPARSE_EXACT_N) == (500, 2000, 20_000)
+    A = _sparse_sbm([300, 300], 25.0, 5.0, 2)
+    calls = []
+    monkeypatch.setattr(_sparse, "_sparse_top", lambda core, k: calls.append(1) or _sparse.leading_eigenpairs(core, k))
+    assert auto(A).k == 2 and calls == [1]
+    monkeypatch.setattr(select_k, "SPARSE_N", 10**9)
+    assert _sparse.SPARSE_N == 10**9 and auto(A).k == 2 and calls == [1]  # the dense route
+    monkeypatch.undo()
+    assert _sparse.SPARSE_N == select_k.SPARSE_N == 500
+    with pytest.raises(AttributeError):
+        select_k.NO_SUCH_THRESHOLD  # noqa: B018

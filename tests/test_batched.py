@@ -1,0 +1,188 @@
+"""Tests of semvar._batched: many small ``k="auto"`` problems solved together, with the per-problem results.
+
+The engine must give, bitwise, what :func:`semvar.pipeline.graph_entropy` with
+``k="auto"`` gives one graph at a time; these tests compare the two directly,
+piece by piece (the pivoted and the restarted k-means), and through
+:func:`semvar.pipeline.semantic_spectral_entropies` with the engine switched on
+and off (``semvar.pipeline.BATCHED``), serially and on two workers.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from semvar import pipeline
+from semvar._batched import _kmeans_many, _pivoted_many, auto_entropies
+from semvar._kmeans import kmeans, kmeans_pivoted
+from semvar.graph import block_labels
+from semvar.judges import SBMJudge
+from semvar.pipeline import graph_entropy, semantic_spectral_entropies
+
+
+def _study_problems(reps, ns=(5, 10, 20, 50)):
+    """Prompts on every cell of chapter 4's small-n study (sizes, judges, partitions), ``reps`` each."""
+    from semvar.experiments.select_k_small import JUDGES, PARTITIONS, cell_sizes
+
+    seed = 0
+    for n in ns:
+        for p, q in JUDGES.values():
+            for props in PARTITIONS.values():
+                sizes = cell_sizes(n, props)
+                if sizes is None:
+                    continue
+                truth = block_labels(sizes.tolist())
+                texts = [f"t{i}" for i in range(n)]
+                for _ in range(reps):
+                    seed += 1
+                    yield texts, SBMJudge(truth, p, q, random_state=seed)
+
+
+def _both_engines(monkeypatch, make, **kwargs):
+    monkeypatch.setattr(pipeline, "BATCHED", True)
+    a = semantic_spectral_entropies(make(), random_state=11, return_k=True, **kwargs)
+    monkeypatch.setattr(pipeline, "BATCHED", False)
+    b = semantic_spectral_entropies(make(), random_state=11, return_k=True, **kwargs)
+    return a, b
+
+
+def _random_graphs(count, seed, sizes=(3, 45)):
+    """Dense judged graphs of block models: texts, meanings and judges drawn at random, isolated texts likely."""
+    rng = np.random.default_rng(seed)
+    graphs = []
+    for _ in range(count):
+        n = int(rng.integers(*sizes))
+        truth = rng.integers(0, int(rng.integers(1, 7)), size=n)
+        same = truth[:, None] == truth[None, :]
+        p, q = float(rng.uniform(0.2, 1.0)), float(rng.uniform(0.0, 0.4))
+        A = np.triu((rng.random((n, n)) < np.where(same, p, q)).astype(float), 1)
+        graphs.append(A + A.T)
+    return graphs
+
+
+# --------------------------------------------------------------------------- the engine against graph_entropy
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_auto_entropies_equal_graph_entropy_graph_by_graph(seed):
+    """Entropy, K and confidence of each graph: those of graph_entropy(k="auto") with the same generator."""
+    graphs = _random_graphs(60, seed, sizes=(3, 12))  # few sizes: many graphs share a core size and a group
+    graphs += [np.zeros((4, 4)), np.pad(np.ones((2, 2)) - np.eye(2), ((0, 3), (0, 3)))]  # cores of 0 and 2 texts
+    out = auto_entropies(graphs, [np.random.default_rng([seed, i]) for i in range(len(graphs))], 10)
+    handled = 0
+    for i, (A, res) in enumerate(zip(graphs, out)):
+        core = int(np.count_nonzero(A.sum(1) > 0))
+        if core < 3:
+            assert res is None  # left to the per-problem path
+            continue
+        h, sel = graph_entropy(A, "auto", random_state=np.random.default_rng([seed, i]), return_k=True)
+        assert res[0] == h and res[1] == sel.k and res[2] == sel.confidence
+        handled += 1
+    assert out[-1] is None and out[-2] is None and handled >= 40
+
+
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
+@pytest.mark.parametrize("k_max", [1, 2, 4])
+def test_auto_entropies_respect_k_max(k_max):
+    graphs = _random_graphs(30, 7, sizes=(6, 30))
+    out = auto_entropies(graphs, [np.random.default_rng(i) for i in range(30)], k_max)
+    for i, (A, res) in enumerate(zip(graphs, out)):
+        if res is None:
+            continue
+        h, sel = graph_entropy(A, "auto", k_max=k_max, random_state=np.random.default_rng(i), return_k=True)
+        assert (res[0], res[1]) == (h, sel.k) and res[1] - sel.n_singletons <= k_max
+
+
+def test_auto_entropies_of_nothing_and_of_tiny_graphs():
+    assert auto_entropies([], [], 10) == []
+    tiny = [np.zeros((1, 1)), np.ones((2, 2)) - np.eye(2)]
+    assert auto_entropies(tiny, [np.random.default_rng(0)] * 2, 10) == [None, None]
+
+
+# --------------------------------------------------------------------------- the stacked k-means
+@settings(max_examples=25, deadline=None)
+@given(B=st.integers(1, 6), n=st.integers(3, 30), k=st.integers(1, 5), seed=st.integers(0, 2**32 - 1))
+def test_pivoted_many_is_kmeans_pivoted_of_each(B, n, k, seed):
+    k = min(k, n)
+    X = np.random.default_rng(seed).normal(size=(B, n, k))
+    stacked = _pivoted_many(X, k)
+    assert stacked.shape == (B, n)
+    for b in range(B):
+        assert stacked[b].tolist() == kmeans_pivoted(X[b], k).tolist()
+
+
+@settings(max_examples=25, deadline=None)
+@given(B=st.integers(1, 6), n=st.integers(3, 30), k=st.integers(2, 5), seed=st.integers(0, 2**32 - 1))
+def test_kmeans_many_is_kmeans_of_each(B, n, k, seed):
+    """The same seeds give each problem the labels of :func:`semvar._kmeans.kmeans` with ten restarts."""
+    k = min(k, n)
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(B, n, k)), 1)  # coarse values: repeated rows and emptied clusters happen
+    seeds = rng.integers(2**31 - 1, size=B).tolist()
+    stacked = _kmeans_many(X, k, seeds)
+    for b in range(B):
+        assert stacked[b].tolist() == kmeans(X[b], k, np.random.default_rng(seeds[b]))[0].tolist()
+
+
+# --------------------------------------------------------------------------- through semantic_spectral_entropies
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
+def test_batched_engine_equals_the_per_problem_path_on_the_study(monkeypatch):
+    """Every cell of the small-n study (n = 5-50, eight judges, six partitions): bitwise the same results."""
+    a, b = _both_engines(monkeypatch, lambda: _study_problems(3), chunk_size=200)
+    assert a[0].size == 3 * 8 * 6 * 4  # three graphs per cell: 8 judges x 6 partitions x 4 sizes
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
+def test_batched_engine_equals_the_per_problem_path_at_100_and_300_texts(monkeypatch):
+    a, b = _both_engines(monkeypatch, lambda: _study_problems(1, ns=(100, 300)), chunk_size=64)
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1))
+def test_batched_engine_equals_the_per_problem_path_on_random_block_models(seed):
+    """Random sizes (isolated texts and tiny cores included), judges from weak to sharp, chunks of many sizes."""
+    rng = np.random.default_rng(seed)
+
+    def make():
+        r = np.random.default_rng(seed)
+        for i in range(40):
+            n = int(r.integers(1, 45))
+            truth = r.integers(0, int(r.integers(1, 7)), size=n)
+            yield [f"t{j}" for j in range(n)], SBMJudge(truth, float(r.uniform(0.2, 1.0)), float(r.uniform(0, 0.4)),
+                                                        random_state=i)
+
+    chunk = int(rng.integers(1, 50))
+    old = pipeline.BATCHED
+    try:
+        pipeline.BATCHED = True
+        a = semantic_spectral_entropies(make(), random_state=seed, return_k=True, chunk_size=chunk)
+        pipeline.BATCHED = False
+        b = semantic_spectral_entropies(make(), random_state=seed, return_k=True, chunk_size=chunk)
+    finally:
+        pipeline.BATCHED = old
+    for x, y in zip(a, b):
+        np.testing.assert_array_equal(x, y)
+
+
+def test_batched_engine_on_two_workers_equals_the_per_problem_path_on_one(monkeypatch):
+    """n_jobs=2 (the engine in each worker) gives the serial per-problem results, and the serial engine's."""
+    monkeypatch.setattr(pipeline, "PARALLEL_MIN", 0)  # two workers even for this small batch
+
+    def problems():
+        return _study_problems(1, ns=(5, 20))
+
+    monkeypatch.setattr(pipeline, "BATCHED", False)
+    per_problem = semantic_spectral_entropies(problems(), random_state=4, chunk_size=16, return_k=True)
+    monkeypatch.setattr(pipeline, "BATCHED", True)
+    serial = semantic_spectral_entropies(problems(), random_state=4, chunk_size=16, return_k=True)
+    parallel = semantic_spectral_entropies(problems(), n_jobs=2, random_state=4, chunk_size=16, return_k=True)
+    assert per_problem[0].size == 2 * 8 * 6  # every cell of the study at n = 5 and 20
+    for a, b, c in zip(per_problem, serial, parallel):
+        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a, c)
