@@ -7,19 +7,89 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
+import math
+import os
+import re
+import stat
 import sys
+import tempfile
+import warnings
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import __version__, claims, graph
+from ._redact import redact
+from .entropy import empirical_entropy
+from .graph import (
+    UnjudgedError,
+    adjacency_from_verdicts,
+    all_pairs,
+    check_judged,
+    collapse_duplicates,
+    design_representatives,
+)
+from .judges import estimate_pq
+from .llm import PROMPTS, LLMJudge, LLMJudgeError
+from .llm.cache import CacheError
+from .llm.prompts import forged_heading, lone_surrogate
+from .pipeline import graph_entropy
+from .relation import relation_report
+from .spectral import spectral_clusters
 
 __all__ = ["main", "build_parser"]
 
 
-def _cmd_replicate(args) -> int:
-    from . import claims
-    from ._redact import redact
+class _Failure(Exception):
+    """A command stops: the message for standard error and the exit status."""
 
-    def fail(message: str) -> int:
-        print(f"semvar replicate: error: {redact(message)}", file=sys.stderr)
-        return 2
+    def __init__(self, message: str, code: int = 2):
+        super().__init__(message)
+        self.message, self.code = message, code
 
+
+def _fail(command: str, message: str, code: int = 2, secret: str | None = None) -> int:
+    """Print ``message`` as the command's error and return ``code``.
+
+    Every message passes the one redaction: the key, URL user information, query values.
+    """
+    print(f"semvar {command}: error: {redact(message, secret)}", file=sys.stderr)
+    return code
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m semvar``, with its sub-commands ``replicate`` and ``judge``."""
+    parser = argparse.ArgumentParser(prog="python -m semvar", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    _add_replicate(sub)
+    _add_judge(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``python -m semvar`` with the arguments ``argv`` (default: the command line); return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:  # before or after the calls: nothing to save, no traceback
+        print("\ninterrupted", file=sys.stderr)
+        return 130
+
+
+# --------------------------------------------------------------------------- replicate
+def _add_replicate(sub) -> None:
+    rep = sub.add_parser("replicate", help="run every claim check and print the scorecard")
+    rep.add_argument("--quick", action="store_true", help="reduced run (fewer repetitions)")
+    rep.add_argument("--json", action="store_true", help="print a JSON list of records instead of a table")
+    rep.add_argument("--out", metavar="FILE", help="also write the JSON records to FILE. " + _OUT_RULE)
+    rep.add_argument("--only", nargs="*", metavar="ID", help="run only claims whose id starts with ID")
+    rep.set_defaults(func=_cmd_replicate)
+
+
+def _cmd_replicate(args: argparse.Namespace) -> int:
     out = None
     try:  # every argument is checked before the first check runs (they take minutes)
         if args.out:
@@ -28,10 +98,10 @@ def _cmd_replicate(args) -> int:
             known = list(claims.registry())
             unknown = [i for i in args.only if not any(c.startswith(i) for c in known)]
             if unknown:
-                return fail(f"--only: no claim id starts with {', '.join(map(repr, unknown))}; known ids: "
-                            f"{', '.join(known)}")
+                return _fail("replicate", f"--only: no claim id starts with {', '.join(map(repr, unknown))}; "
+                             f"known ids: {', '.join(known)}")
     except ValueError as exc:
-        return fail(str(exc))
+        return _fail("replicate", str(exc))
     records = claims.run(args.only or None, quick=args.quick, progress=not args.json and sys.stderr.isatty())
     text = claims.to_json(records) if args.json else claims.format_table(records)
     print(text)  # the table first: a failure to write --out below must not lose it
@@ -40,54 +110,295 @@ def _cmd_replicate(args) -> int:
         try:
             _write_out(out, claims.to_json(records) + "\n")
         except OSError as exc:
-            return fail(f"could not write --out {args.out} ({exc}); the records are printed above")
+            return _fail("replicate", f"could not write --out {args.out} ({exc}); the records are printed above")
     return code
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m semvar", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    rep = sub.add_parser("replicate", help="run every claim check and print the scorecard")
-    rep.add_argument("--quick", action="store_true", help="reduced run (fewer repetitions)")
-    rep.add_argument("--json", action="store_true", help="print a JSON list of records instead of a table")
-    rep.add_argument("--out", metavar="FILE", help="also write the JSON records to FILE. " + _OUT_RULE)
-    rep.add_argument("--only", nargs="*", metavar="ID", help="run only claims whose id starts with ID")
-    rep.set_defaults(func=_cmd_replicate)
-
-    # further sub-commands register themselves here
-    for register in _EXTRA_COMMANDS:
-        register(sub)
-    return parser
-
-
-_EXTRA_COMMANDS: list = []
-
-
-# --------------------------------------------------------------------------- judge
-_JUDGE_EPILOG = """\
-TEXTS.jsonl holds one text per line (UTF-8): a JSON object with a "text" field
-(and optionally a "label" field with its true meaning, which adds estimates of
-the judge's p and q), or a JSON string.  Labels are on every line or on none;
-a label is a JSON string or a whole number (1 and 1.0 are one label), all of
-one kind (a file mixing 1 and "1" is refused), and one text has one label.  A
-text may not hold a line of the prompt itself (such as "TEXT B:"), which
-would make the prompt ambiguous.  Numbers that are undefined (p with no
-same-meaning pair) are written as null.  The API key is read from the environment
-variable named by --api-key-env (default OPENAI_API_KEY), never from the
-command line.  Identical texts are judged once (their copies share a
-cluster).  Finished calls go to the --cache file as they complete: run the
-same command again after an interruption (Ctrl-C stops at once) and only the
-missing calls are made; several runs may share one cache.  A cached call
-belongs to its server (--base-url), model and prompt: another server's
-verdicts are never reused.  A new cache file is created with mode 0600 (it
-holds the texts); a SQLite file of another program is refused untouched.
-
-Exit status: 0 done; 1 too few pairs judged (see --min-judged; no entropy is
-reported); 2 bad input, endpoint, key or cache; 130 interrupted.
-"""
+# --------------------------------------------------------------------------- judge: the command
+def _cmd_judge(args: argparse.Namespace) -> int:
+    """Read and check everything, judge the pairs, cluster, report; every failure is one message and status."""
+    try:
+        run = _read_inputs(args)
+        judge = _make_judge(args, run)
+        try:
+            pairs, verdicts, design = _ask(args, judge, run)
+        except KeyboardInterrupt:
+            return _interrupted(args, judge)
+        judge.close()
+        result, lines = _analyse(args, run, judge, pairs, verdicts, design)
+        try:
+            _write_json(run.out, result)
+        except OSError as exc:
+            raise _Failure(f"could not write --out {args.out} ({exc}); the calls are in the cache, if one was "
+                           "given") from None
+    except _Failure as exc:
+        return _fail("judge", exc.message, exc.code, os.environ.get(args.api_key_env))
+    lines.append(f"wrote {args.out}")
+    if not args.quiet:
+        print("\n".join(lines))
+    return 0
 
 
+@dataclasses.dataclass(frozen=True)
+class _Inputs:
+    """What the judge command has read and checked before its first call."""
+
+    texts: list
+    labels: list | None  # one per text, or None
+    lines: list  # the file's line number of each text
+    distinct: list  # the distinct texts, the ones judged
+    inverse: np.ndarray  # texts[i] == distinct[inverse[i]]
+    first: np.ndarray  # texts[first[j]] == distinct[j]
+    pairs: np.ndarray | None  # the pairs of distinct texts to ask; None: chosen while judging (reps:R)
+    out: str  # the file to write, links resolved
+    prompt: str  # a prompt name or a template
+
+    @property
+    def of(self) -> str:
+        n, n_u = len(self.texts), len(self.distinct)
+        return f"{n} texts" if n == n_u else f"{n} texts ({n_u} distinct)"
+
+
+def _read_inputs(args: argparse.Namespace) -> _Inputs:
+    """The texts, the pairs to ask, the result's file, K and the prompt, all checked before any call is made."""
+    try:
+        texts, labels, lines = _read_texts(args.texts)
+        distinct, inverse, first = collapse_duplicates(texts, return_first=True)  # identical texts: judged once
+        _check_design_size(str(args.pairs), len(distinct))
+        pairs = _pair_design(args.pairs, len(distinct), args.seed)
+        out = _check_out(args.out, {"texts file": args.texts}, cache=args.cache)
+    except (OSError, ValueError) as exc:
+        raise _Failure(str(exc)) from None
+    run = _Inputs(texts, labels, lines, distinct, inverse, first, pairs, out, args.prompt)
+    _check_k_option(args.k, len(distinct), run.of)
+    if args.min_judged is not None and not 0.0 <= args.min_judged <= 1.0:
+        raise _Failure(f"--min-judged must be a share in [0, 1], got {args.min_judged}")
+    if args.prompt not in PROMPTS:
+        try:
+            with open(args.prompt, encoding="utf-8") as fh:
+                run = dataclasses.replace(run, prompt=fh.read())
+        except (OSError, UnicodeDecodeError):
+            raise _Failure(f"--prompt must be one of {sorted(PROMPTS)} or a readable template file, "
+                           f"got {args.prompt!r}") from None
+    return run
+
+
+def _check_k_option(k: str, n_distinct: int, of: str) -> None:
+    if k == "auto":
+        return
+    try:
+        k_fixed = int(k)
+    except ValueError:
+        raise _Failure(f"--k must be 'auto' or a positive integer, got {k!r}") from None
+    if not 1 <= k_fixed <= n_distinct:
+        raise _Failure(f"--k must lie in [1, {n_distinct}] for {of}, got {k_fixed}")
+
+
+def _make_judge(args: argparse.Namespace, run: _Inputs) -> LLMJudge:
+    """The LLM judge of the command line's options; refused if a text holds a line of its prompt."""
+    if args.cache is None and not args.quiet:
+        print("note: no --cache given, so an interrupted run starts over", file=sys.stderr)
+    try:
+        judge = LLMJudge(
+            args.base_url,
+            args.model,
+            api_key=os.environ.get(args.api_key_env) or "",
+            prompt=run.prompt,
+            cache_path=args.cache,
+            timeout=args.timeout,
+            max_retries=args.max_retries,
+            concurrency=args.concurrency,
+            temperature=args.temperature,
+            max_tokens=args.max_tokens,
+            backoff_base=args.backoff_base,
+            max_retry_after=args.max_wait,
+            progress=not args.quiet and not args.no_progress,
+            random_state=args.seed,
+        )
+    except (ValueError, CacheError) as exc:
+        raise _Failure(_flag_names(str(exc))) from None
+    for text, number in zip(run.texts, run.lines):
+        forged = forged_heading(judge.template, text)
+        if forged is not None:
+            judge.close()
+            raise _Failure(
+                f"{args.texts}, line {number}: the text holds the line {forged!r}, which is also a line of the "
+                "prompt; pasted into it, the prompt would no longer say where the text ends. Reword that line."
+            )
+    return judge
+
+
+def _ask(args: argparse.Namespace, judge: LLMJudge, run: _Inputs):
+    """The pairs asked, their (masked) verdicts, and the adaptive design's result (None for a fixed list)."""
+    try:
+        if run.pairs is None:  # --pairs reps:R: each text against one representative per meaning, plus R checks
+            design = design_representatives(judge, run.distinct, extra=_reps_extra(args.pairs),
+                                            random_state=args.seed, collapse=False)
+            return design.pairs, np.ma.masked_invalid(design.verdicts).astype(bool), design
+        return run.pairs, judge.pairs(run.distinct, run.pairs), None
+    except (LLMJudgeError, CacheError) as exc:
+        judge.close()
+        raise _Failure(str(exc)) from None
+
+
+def _interrupted(args: argparse.Namespace, judge: LLMJudge) -> int:
+    # the requests in flight were cancelled and every finished call is committed; no waiting here,
+    # so a second Ctrl-C is never held up (SQLite keeps the file consistent whatever happens next)
+    where = f"are in {args.cache}; run the same command again to resume" if args.cache else "were not cached"
+    print(f"\ninterrupted: {judge.stats.done} finished calls {where}", file=sys.stderr)
+    return 130
+
+
+def _analyse(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, pairs, verdicts, design):
+    """The result (for the JSON file) and the summary lines: K, clusters, entropy, violations, p and q."""
+    n_u = len(run.distinct)
+    _check_enough_judged(args, judge, pairs, verdicts, n_u)
+    A, observed = adjacency_from_verdicts(n_u, pairs, verdicts, return_mask=True)
+    laplacian = args.laplacian or _default_laplacian(args.pairs)
+    k, k_method, clusters_u = _partition(args, design, A, observed, n_u, laplacian)
+    clusters = clusters_u[run.inverse]  # every copy of a text joins its cluster
+    result = {
+        "semvar_version": __version__,
+        "texts": os.path.abspath(args.texts),
+        "n_texts": len(run.texts),
+        "n_distinct_texts": n_u,
+        "base_url": judge.base_url,
+        "model": args.model,
+        "prompt": judge.prompt,
+        "pairs_design": args.pairs,
+        "seed": args.seed,
+        "n_pairs": int(pairs.shape[0]),
+        "calls": judge.stats.as_dict(),
+        "k": k,
+        "k_method": k_method,
+        "laplacian": laplacian,
+        "entropy": float(empirical_entropy(clusters)),
+        "clusters": clusters.tolist(),
+        "violations": relation_report(n_u, pairs, verdicts),
+        "pairs": (run.first[pairs] if pairs.shape[0] else pairs).tolist(),  # into the file's texts: first copies
+        "verdicts": [None if m else bool(x) for x, m in zip(np.ma.getdata(verdicts), np.ma.getmaskarray(verdicts))],
+    }
+    lines = _summary(args, run, judge, result)
+    if run.labels is not None:
+        lines.append(_compare_with_labels(result, run, pairs, verdicts))
+    return result, lines
+
+
+def _check_enough_judged(args: argparse.Namespace, judge: LLMJudge, pairs, verdicts, n_distinct: int) -> None:
+    try:
+        check_judged(pairs, verdicts, n_distinct, min_share=args.min_judged,
+                     reasons=judge.stats.why_unjudged() or None)
+    except UnjudgedError as exc:
+        if pairs.shape[0] == 0:
+            hint = "Ask more pairs (a larger S in --pairs sample:S, or --pairs all)"
+        else:
+            hint = (
+                "Check the server's answers (the log above, or one request by hand), raise --max-retries or "
+                "--timeout, or accept fewer judged pairs with --min-judged S"
+            )
+        raise _Failure(f"{exc}. No entropy is reported. {hint}.", code=1) from None
+
+
+def _default_laplacian(spec: str) -> str:
+    """The spectral matrix of a design when --laplacian is not given.
+
+    A sampled design leaves most pairs unasked: centring on the asked pairs is what recovers the clusters
+    there (chapter 6); a full design uses Algorithm 1 as printed.
+    """
+    return "centered" if str(spec).startswith(("sample", "reps")) else "normalized"
+
+
+def _partition(args: argparse.Namespace, design, A, observed, n_distinct: int, laplacian: str):
+    """K, how it was found, and the clusters of the distinct texts."""
+    if design is not None and args.k == "auto" and design.labels is not None:
+        # the design has already estimated the partition from every verdict it asked for
+        clusters = np.asarray(design.labels, dtype=np.int64)
+        k = int(clusters.max()) + 1 if clusters.size else 1
+        how = f"reps: the design's own partition (greedy pass, {_reps_extra(args.pairs)} checks per text, refined)"
+        return k, how, clusters
+    try:
+        k, k_method, clusters = _choose_k(args, A, n_distinct, laplacian)
+    except ValueError as exc:
+        raise _Failure(str(exc)) from None
+    if clusters is None:
+        clusters = _spectral_partition(A, observed, k, laplacian, args.seed)
+    return k, k_method, clusters
+
+
+def _choose_k(args: argparse.Namespace, A, n_distinct: int, laplacian: str = "normalized"):
+    """K, how it was found, and the rule's clusters: --k as given, or semvar.select_k.auto for --k auto.
+
+    With --k auto a text that no other text was judged equivalent to is a meaning of its own.  For a
+    full design the clusters are the rule's (those texts alone, the rest clustered into the remaining
+    K); for a sampled design the rule reads an unasked pair as FALSE, so only its K is used.
+    """
+    if n_distinct == 1:
+        return 1, "one distinct text", None
+    if args.k != "auto":
+        return int(args.k), "given", None
+    sampled = str(args.pairs).startswith("sample")
+    k_max = min(args.k_max, max(n_distinct - 1, 1))  # below 1 it is refused with the rule's message
+    try:
+        _, labels, sel = graph_entropy(A, "auto", laplacian="normalized" if sampled else laplacian, k_max=k_max,
+                                       random_state=args.seed, return_labels=True, return_k=True)
+    except ValueError as exc:
+        raise ValueError(f"--k auto could not choose K ({exc}); give --k K") from None
+    how = f"auto: {sel.details.get('rule', 'icl')}"
+    if sel.confidence is not None:
+        how += f", posterior probability {sel.confidence:.2f}"
+    how += f", k_max={k_max}"
+    if sel.n_singletons:
+        how += f"; {sel.n_singletons} text(s) judged equivalent to no other counted as meanings of their own"
+    return sel.k, how, (None if sampled else labels)
+
+
+def _spectral_partition(A, observed, k: int, laplacian: str, seed: int) -> np.ndarray:
+    """Algorithm 1's clusters of the judged graph into ``k`` (the observed-pair mask goes with 'centered')."""
+    if k == 1:
+        return np.zeros(A.shape[0], dtype=np.int64)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*have no edges.*")
+        return spectral_clusters(A, k, laplacian=laplacian, random_state=seed,
+                                 observed=observed if laplacian == "centered" else None)
+
+
+def _summary(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, result: dict) -> list[str]:
+    stats, relation = result["calls"], result["violations"]
+    lines = [
+        f"judged {stats['pairs']} pairs of {run.of} with {args.model!r} (prompt {judge.prompt}): "
+        f"{stats['requests']} HTTP requests, {stats['cached'] + stats['shared']} calls from the cache, "
+        f"{stats['retried']} retried, {stats['unjudged']} unjudged",
+        f"K = {result['k']} ({result['k_method']})",
+        f"semantic spectral entropy = {result['entropy']:.4f} nats",
+        f"symmetry violations: {relation['symmetry']['violations']} of "
+        f"{relation['symmetry']['pairs_judged_both_orders']} pairs judged in both orders",
+    ]
+    if stats["unjudged"]:
+        lines[0] += f" ({judge.stats.why_unjudged()})"
+    tr = relation["transitivity"]
+    if tr["violations"] is not None:
+        lines.append(f"transitivity violations: {tr['violations']} of {tr['paths']} paths i~j~k (i~k judged FALSE)")
+    return lines
+
+
+def _compare_with_labels(result: dict, run: _Inputs, pairs, verdicts) -> str:
+    """Add the judge's p and q against the file's labels, and the true entropy, to ``result``; the summary line."""
+    labels = np.asarray(run.labels, dtype=object)
+    est = estimate_pq(verdicts, labels[run.first], pairs)
+    result["pq"] = {"p": est.p, "q": est.q, "n_same": est.n_same, "n_diff": est.n_diff}
+    result["true_labels"] = run.labels
+    result["true_entropy"] = float(empirical_entropy(labels.astype(str)))
+    return (
+        f"judge vs the labels in the file: p = {est.p:.3f} ({est.n_same} same-meaning pairs), "
+        f"q = {est.q:.3f} ({est.n_diff} different-meaning pairs); true entropy = {result['true_entropy']:.4f}"
+    )
+
+
+#: the command's earlier name of :func:`semvar.relation.relation_report`
+_relation_report = relation_report
+
+
+# --------------------------------------------------------------------------- judge: reading the texts
 def _read_texts(path: str):
     """Texts, labels (None unless every line has one) and the line number of each text, from a JSON-lines file.
 
@@ -97,13 +408,21 @@ def _read_texts(path: str):
     :data:`_LABEL_RULE`), labels on some lines only, or one text given two
     labels.
     """
-    import json
+    texts, labels, lines = [], [], []
+    for number, obj in _json_lines(path):
+        text, label = _text_and_label(obj, path, number)
+        texts.append(text)
+        labels.append(_check_label(label, path, number))
+        lines.append(number)
+    if len(texts) < 2:
+        raise ValueError(f"{path} holds {len(texts)} text(s); at least 2 are needed")
+    return texts, _file_labels(path, texts, labels, lines), lines
 
-    from .llm.prompts import lone_surrogate
 
+def _json_lines(path: str):
+    """``(line number, JSON value)`` of every line that is not blank; bytes not UTF-8 or not JSON raise."""
     with open(path, "rb") as fh:
         raw_lines = fh.read().split(b"\n")
-    texts, labels, lines = [], [], []
     for number, raw in enumerate(raw_lines, start=1):
         try:
             line = raw.decode("utf-8")
@@ -120,26 +439,32 @@ def _read_texts(path: str):
             raise ValueError(f"{path}, line {number}: not valid JSON (nested too deeply to read)") from None
         except ValueError as exc:
             raise ValueError(f"{path}, line {number}: not valid JSON ({exc})") from None
-        if isinstance(obj, str):
-            text, label = obj, None
-        elif isinstance(obj, dict) and isinstance(obj.get("text"), str):
-            text, label = obj["text"], obj.get("label")
-        else:
-            raise ValueError(f'{path}, line {number}: expected a JSON string or an object with a "text" string')
-        at = lone_surrogate(text)
-        if at is not None:
-            raise ValueError(
-                f"{path}, line {number}: the text holds a lone surrogate U+{ord(text[at]):04X} (character {at}), "
-                "which is not a Unicode character and cannot be sent or cached"
-            )
-        texts.append(text)
-        labels.append(_check_label(label, path, number))
-        lines.append(number)
-    if len(texts) < 2:
-        raise ValueError(f"{path} holds {len(texts)} text(s); at least 2 are needed")
+        yield number, obj
+
+
+def _text_and_label(obj, path: str, number: int):
+    """The text and the (unchecked) label of one line: a JSON string, or an object with a "text" string."""
+    if isinstance(obj, str):
+        text, label = obj, None
+    elif isinstance(obj, dict) and isinstance(obj.get("text"), str):
+        text, label = obj["text"], obj.get("label")
+    else:
+        raise ValueError(f'{path}, line {number}: expected a JSON string or an object with a "text" string')
+    at = lone_surrogate(text)
+    if at is not None:
+        raise ValueError(
+            f"{path}, line {number}: the text holds a lone surrogate U+{ord(text[at]):04X} (character {at}), "
+            "which is not a Unicode character and cannot be sent or cached"
+        )
+    return text, label
+
+
+def _file_labels(path: str, texts: list, labels: list, lines: list):
+    """The labels of a file, or None when it has none; labels on some lines only, of two kinds, or two for one
+    text are refused."""
     have = [lab is not None for lab in labels]
     if not any(have):
-        return texts, None, lines
+        return None
     if not all(have):
         missing, given = lines[have.index(False)], lines[have.index(True)]
         raise ValueError(
@@ -160,7 +485,7 @@ def _read_texts(path: str):
                 f"{lab!r}; a text has one meaning"
             )
         seen.setdefault(text, (lab, number))
-    return texts, labels, lines
+    return labels
 
 
 #: how the judge command reads a "label"
@@ -168,18 +493,6 @@ _LABEL_RULE = (
     "a label is a JSON string or a whole number (1 and 1.0 are the same label), and all the labels of a file "
     "are of one kind, so that two labels are the same meaning exactly when they are the same value"
 )
-
-
-_FLAGS = {"timeout": "--timeout", "max_retries": "--max-retries", "concurrency": "--concurrency",
-          "max_retry_after": "--max-wait", "backoff_base": "--backoff-base", "temperature": "--temperature",
-          "max_tokens": "--max-tokens", "base_url": "--base-url", "model": "--model"}
-
-
-def _flag_names(message: str) -> str:
-    """A message of :class:`~semvar.llm.LLMJudge` with its argument names replaced by the command's flags."""
-    import re
-
-    return re.sub(r"^(\w+)\b", lambda m: _FLAGS.get(m.group(1), m.group(1)), message)
 
 
 def _check_label(label, path: str, number: int):
@@ -198,25 +511,23 @@ def _check_label(label, path: str, number: int):
     raise ValueError(f"{path}, line {number}: the label is {shown!r}; {_LABEL_RULE}")
 
 
-#: bytes of memory a judged pair takes while ``judge`` runs: its cache key, the call's entry, its verdict, its
-#: row in the result's lists and JSON (measured with tracemalloc at about 700 for 10**5 pairs; rounded up)
-_BYTES_PER_PAIR = 800
+_FLAGS = {"timeout": "--timeout", "max_retries": "--max-retries", "concurrency": "--concurrency",
+          "max_retry_after": "--max-wait", "backoff_base": "--backoff-base", "temperature": "--temperature",
+          "max_tokens": "--max-tokens", "base_url": "--base-url", "model": "--model"}
 
 
-def _available_memory() -> int | None:
-    """Bytes of memory available now (Linux: MemAvailable), or None where unknown."""
-    try:
-        with open("/proc/meminfo") as fh:
-            for line in fh:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return None
+def _flag_names(message: str) -> str:
+    """A message of :class:`~semvar.llm.LLMJudge` with its argument names replaced by the command's flags."""
+    return re.sub(r"^(\w+)\b", lambda m: _FLAGS.get(m.group(1), m.group(1)), message)
 
 
+# --------------------------------------------------------------------------- judge: the pair design
 def _check_design_size(spec: str, n: int) -> None:
-    """Refuse, before any pair is built, a design whose run cannot fit in memory; the message gives the estimate."""
+    """Refuse, before any pair is built, a design whose run cannot fit in memory; the message gives the estimate.
+
+    A judged pair takes :data:`semvar.graph.JUDGED_PAIR_BYTES` bytes through the run; the memory available
+    is :func:`semvar.graph.available_memory`.
+    """
     m = n * (n - 1) // 2
     if spec == "ordered":
         m *= 2
@@ -225,16 +536,17 @@ def _check_design_size(spec: str, n: int) -> None:
             m = int(m * min(max(float(spec.split(":", 1)[1]), 0.0), 1.0))
         except ValueError:
             return  # _pair_design names the bad share
-    need = _BYTES_PER_PAIR * m
+    per_pair = graph.JUDGED_PAIR_BYTES
+    need = per_pair * m
     if need < 2**28:
         return
-    free = _available_memory()
+    free = graph.available_memory()
     if free is not None and need > free:
         raise ValueError(
             f"--pairs {spec} for {n:,} distinct texts is {m:,} judge calls; the run needs about "
-            f"{need / 2**30:,.1f} GiB of memory ({_BYTES_PER_PAIR} bytes a pair), more than the "
+            f"{need / 2**30:,.1f} GiB of memory ({per_pair} bytes a pair), more than the "
             f"{free / 2**30:,.1f} GiB available. Judge a sample of the pairs instead (--pairs sample:S; "
-            f"S = {max(2**27 / _BYTES_PER_PAIR / max(m, 1), 1e-6):.2g} asks about {min(m, 2**27 // _BYTES_PER_PAIR):,})"
+            f"S = {max(2**27 / per_pair / max(m, 1), 1e-6):.2g} asks about {min(m, 2**27 // per_pair):,})"
         )
 
 
@@ -259,10 +571,6 @@ def _pair_design(spec: str, n: int, seed: int):
     """
     if _reps_extra(spec) is not None:
         return None
-    import numpy as np
-
-    from .graph import all_pairs
-
     if spec == "all":
         return all_pairs(n)
     if spec == "ordered":
@@ -282,59 +590,7 @@ def _pair_design(spec: str, n: int, seed: int):
                      f"got {spec!r}")
 
 
-def _relation_report(n: int, pairs, verdicts) -> dict:
-    """Symmetry and transitivity violations among the *judged* pairs.
-
-    symmetry: unordered pairs judged in both orders with different verdicts.
-    transitivity: ordered triples of distinct (i, j, k) with i~j and j~k judged
-    TRUE and i~k judged FALSE (the convention of semvar.relation.count_violations:
-    each open path is counted from both ends); pairs never judged, or judged
-    both ways with opposite verdicts, count as neither TRUE nor FALSE.
-
-    Sparse throughout: memory grows with the number of judged pairs, not n**2.
-    """
-    import numpy as np
-    import scipy.sparse as sp
-
-    judged = ~np.ma.getmaskarray(verdicts)
-    P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)[judged]
-    v = np.ma.getdata(verdicts)[judged].astype(float)
-    off = P[:, 0] != P[:, 1]
-    P, v = P[off], v[off]
-    # the mean verdict of each ordered pair (a pair may be listed more than once)
-    keys, inv = np.unique(P[:, 0] * n + P[:, 1], return_inverse=True)
-    mean = np.bincount(inv, weights=v, minlength=keys.size) / np.maximum(np.bincount(inv, minlength=keys.size), 1)
-    i, j = np.divmod(keys, n)
-    back = np.searchsorted(keys, j * n + i)
-    back = np.minimum(back, max(keys.size - 1, 0))
-    both = (i < j) & (keys[back] == j * n + i) if keys.size else np.zeros(0, dtype=bool)
-    report = {
-        "symmetry": {
-            "pairs_judged_both_orders": int(both.sum()),
-            "violations": int((both & (mean != mean[back])).sum()) if keys.size else 0,
-        }
-    }
-    if n > 3000:
-        report["transitivity"] = {"violations": None, "paths": None, "note": "skipped for more than 3000 texts"}
-        return report
-    # unordered pairs, both orders pooled: TRUE where most verdicts say so, FALSE where most say not
-    lo, hi = np.minimum(P[:, 0], P[:, 1]), np.maximum(P[:, 0], P[:, 1])
-    ukeys, uinv = np.unique(lo * n + hi, return_inverse=True)
-    umean = np.bincount(uinv, weights=v, minlength=ukeys.size) / np.maximum(np.bincount(uinv, minlength=ukeys.size), 1)
-    a, b = np.divmod(ukeys, n)
-
-    def sym(mask):
-        r, c = np.concatenate([a[mask], b[mask]]), np.concatenate([b[mask], a[mask]])
-        return sp.csr_array((np.ones(r.size, dtype=np.int64), (r, c)), shape=(n, n))
-
-    T, F = sym(umean > 0.5), sym(umean < 0.5)
-    two = (T @ T).tocsr()
-    two.setdiag(0)
-    two.eliminate_zeros()
-    report["transitivity"] = {"violations": int(two.multiply(F).sum()), "paths": int(two.sum())}
-    return report
-
-
+# --------------------------------------------------------------------------- writing the result
 #: what --out does with the path it is given (the same for every command)
 _OUT_RULE = (
     "FILE must be a new path in an existing folder or an existing regular file, which is replaced whole "
@@ -353,13 +609,28 @@ def _check_out(path: str, others: dict, *, flag: str = "--out", cache: str | Non
     side files are refused too.  The returned path is ``path`` with any
     symbolic links resolved.
     """
-    import os
-    import stat
-
     if not isinstance(path, str) or not path.strip():
         raise ValueError(f"{flag} must name a file, got {path!r}")
     target = os.path.realpath(path)  # a symbolic link is written through: the file it points to is replaced
     shown = path if target == os.path.abspath(path) else f"{path} (a link to {target})"
+    _check_out_target(target, path, shown, flag)
+    guarded = [(what, other, ("",)) for what, other in others.items()]
+    if cache is not None:
+        guarded.append(("cache", cache, _SIDE_FILES))
+    for what, other, suffixes in guarded:
+        if other is None:
+            continue
+        real = os.path.realpath(other)
+        for suffix in suffixes:
+            if target == real + suffix or (os.path.exists(target) and os.path.exists(real + suffix)
+                                           and os.path.samefile(target, real + suffix)):
+                part = f"also the {what}" if not suffix else f"a side file of the {what} {other} (SQLite's {suffix[1:]} file)"
+                raise ValueError(f"{flag} {shown} is {part}; give the result its own file")
+    return target
+
+
+def _check_out_target(target: str, path: str, shown: str, flag: str) -> None:
+    """Refuse a ``target`` that is not a writable regular file or a new name in a writable folder."""
     try:
         st = os.stat(target)
     except FileNotFoundError:
@@ -381,19 +652,6 @@ def _check_out(path: str, others: dict, *, flag: str = "--out", cache: str | Non
         raise ValueError(f"{flag} {shown}: the folder {folder} does not exist; create it first")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise ValueError(f"{flag} {shown} cannot be written (no write permission in {folder})")
-    guarded = [(what, other, ("",)) for what, other in others.items()]
-    if cache is not None:
-        guarded.append(("cache", cache, _SIDE_FILES))
-    for what, other, suffixes in guarded:
-        if other is None:
-            continue
-        real = os.path.realpath(other)
-        for suffix in suffixes:
-            if target == real + suffix or (os.path.exists(target) and os.path.exists(real + suffix)
-                                           and os.path.samefile(target, real + suffix)):
-                part = f"also the {what}" if not suffix else f"a side file of the {what} {other} (SQLite's {suffix[1:]} file)"
-                raise ValueError(f"{flag} {shown} is {part}; give the result its own file")
-    return target
 
 
 def _write_out(target: str, text: str) -> None:
@@ -403,10 +661,6 @@ def _write_out(target: str, text: str) -> None:
     the place of ``target``; an existing file's permission bits (and, run as
     root, its owner) are kept, a new file gets the usual ``0666 & ~umask``.
     """
-    import os
-    import stat
-    import tempfile
-
     folder, name = os.path.split(target)
     try:
         st = os.stat(target)
@@ -442,15 +696,11 @@ def _write_out(target: str, text: str) -> None:
 
 def _write_json(path: str, obj) -> None:
     """Write ``obj`` as strict JSON (no NaN or Infinity: they become null) to ``path`` atomically."""
-    import json
-
     _write_out(path, json.dumps(_strict_json(obj), indent=1, allow_nan=False) + "\n")
 
 
 def _strict_json(obj):
     """``obj`` with every float NaN or infinity replaced by None, so that the JSON is valid for every reader."""
-    import math
-
     if isinstance(obj, float):
         return obj if math.isfinite(obj) else None
     if isinstance(obj, dict):
@@ -460,238 +710,31 @@ def _strict_json(obj):
     return obj
 
 
-def _choose_k(args, A, n_distinct: int, laplacian: str = "normalized"):
-    """K, how it was found, and the rule's clusters: --k as given, or semvar.select_k.auto for --k auto.
+# --------------------------------------------------------------------------- judge: its options
+_JUDGE_EPILOG = """\
+TEXTS.jsonl holds one text per line (UTF-8): a JSON object with a "text" field
+(and optionally a "label" field with its true meaning, which adds estimates of
+the judge's p and q), or a JSON string.  Labels are on every line or on none;
+a label is a JSON string or a whole number (1 and 1.0 are one label), all of
+one kind (a file mixing 1 and "1" is refused), and one text has one label.  A
+text may not hold a line of the prompt itself (such as "TEXT B:"), which
+would make the prompt ambiguous.  Numbers that are undefined (p with no
+same-meaning pair) are written as null.  The API key is read from the environment
+variable named by --api-key-env (default OPENAI_API_KEY), never from the
+command line.  Identical texts are judged once (their copies share a
+cluster).  Finished calls go to the --cache file as they complete: run the
+same command again after an interruption (Ctrl-C stops at once) and only the
+missing calls are made; several runs may share one cache.  A cached call
+belongs to its server (--base-url), model and prompt: another server's
+verdicts are never reused.  A new cache file is created with mode 0600 (it
+holds the texts); a SQLite file of another program is refused untouched.
 
-    With --k auto a text that no other text was judged equivalent to is a meaning of its own.  For a
-    full design the clusters are the rule's (those texts alone, the rest clustered into the remaining
-    K); for a sampled design the rule reads an unasked pair as FALSE, so only its K is used.
-    """
-    if n_distinct == 1:
-        return 1, "one distinct text", None
-    if args.k != "auto":
-        return int(args.k), "given", None
-    from .pipeline import graph_entropy
-
-    sampled = str(args.pairs).startswith("sample")
-    k_max = min(args.k_max, max(n_distinct - 1, 1))  # below 1 it is refused with the rule's message
-    try:
-        _, labels, sel = graph_entropy(A, "auto", laplacian="normalized" if sampled else laplacian, k_max=k_max,
-                                       random_state=args.seed, return_labels=True, return_k=True)
-    except ValueError as exc:
-        raise ValueError(f"--k auto could not choose K ({exc}); give --k K") from None
-    how = f"auto: {sel.details.get('rule', 'icl')}"
-    if sel.confidence is not None:
-        how += f", posterior probability {sel.confidence:.2f}"
-    how += f", k_max={k_max}"
-    if sel.n_singletons:
-        how += f"; {sel.n_singletons} text(s) judged equivalent to no other counted as meanings of their own"
-    return sel.k, how, (None if sampled else labels)
+Exit status: 0 done; 1 too few pairs judged (see --min-judged; no entropy is
+reported); 2 bad input, endpoint, key or cache; 130 interrupted.
+"""
 
 
-def _cmd_judge(args) -> int:
-    import os
-
-    import numpy as np
-
-    from . import __version__
-    from ._redact import redact
-    from .entropy import empirical_entropy
-    from .graph import UnjudgedError, adjacency_from_verdicts, check_judged, collapse_duplicates
-    from .llm import PROMPTS, LLMJudge, LLMJudgeError
-    from .llm.cache import CacheError
-    from .spectral import spectral_clusters
-
-    def fail(message: str, code: int = 2) -> int:
-        # every message passes the one redaction: the key, URL user information, query values
-        print(f"semvar judge: error: {redact(message, os.environ.get(args.api_key_env))}", file=sys.stderr)
-        return code
-
-    try:
-        texts, labels, text_lines = _read_texts(args.texts)
-        distinct, inverse = collapse_duplicates(texts)  # identical texts need no call: judge each once
-        n, n_u = len(texts), len(distinct)
-        _check_design_size(str(args.pairs), n_u)
-        pairs = _pair_design(args.pairs, n_u, args.seed)
-        out = _check_out(args.out, {"texts file": args.texts}, cache=args.cache)
-    except (OSError, ValueError) as exc:
-        return fail(str(exc))
-    of = f"{n} texts" if n == n_u else f"{n} texts ({n_u} distinct)"
-    if args.k != "auto":
-        try:
-            k_fixed = int(args.k)
-        except ValueError:
-            return fail(f"--k must be 'auto' or a positive integer, got {args.k!r}")
-        if not 1 <= k_fixed <= n_u:
-            return fail(f"--k must lie in [1, {n_u}] for {of}, got {k_fixed}")
-    if args.min_judged is not None and not 0.0 <= args.min_judged <= 1.0:
-        return fail(f"--min-judged must be a share in [0, 1], got {args.min_judged}")
-    prompt = args.prompt
-    if prompt not in PROMPTS:
-        try:
-            with open(prompt, encoding="utf-8") as fh:
-                prompt = fh.read()
-        except (OSError, UnicodeDecodeError):
-            return fail(f"--prompt must be one of {sorted(PROMPTS)} or a readable template file, got {args.prompt!r}")
-    if args.cache is None and not args.quiet:
-        print("note: no --cache given, so an interrupted run starts over", file=sys.stderr)
-    try:
-        judge = LLMJudge(
-            args.base_url,
-            args.model,
-            api_key=os.environ.get(args.api_key_env) or "",
-            prompt=prompt,
-            cache_path=args.cache,
-            timeout=args.timeout,
-            max_retries=args.max_retries,
-            concurrency=args.concurrency,
-            temperature=args.temperature,
-            max_tokens=args.max_tokens,
-            backoff_base=args.backoff_base,
-            max_retry_after=args.max_wait,
-            progress=not args.quiet and not args.no_progress,
-            random_state=args.seed,
-        )
-    except (ValueError, CacheError) as exc:
-        return fail(_flag_names(str(exc)))
-    from .llm.prompts import forged_heading
-
-    for text, number in zip(texts, text_lines):
-        forged = forged_heading(judge.template, text)
-        if forged is not None:
-            judge.close()
-            return fail(
-                f"{args.texts}, line {number}: the text holds the line {forged!r}, which is also a line of the "
-                "prompt; pasted into it, the prompt would no longer say where the text ends. Reword that line."
-            )
-    design = None
-    try:
-        if pairs is None:  # --pairs reps:R: each text against one representative per meaning, plus R checks
-            from .graph import design_representatives
-
-            design = design_representatives(judge, distinct, extra=_reps_extra(args.pairs),
-                                            random_state=args.seed, collapse=False)
-            pairs, verdicts = design.pairs, np.ma.masked_invalid(design.verdicts).astype(bool)
-        else:
-            verdicts = judge.pairs(distinct, pairs)
-    except (LLMJudgeError, CacheError) as exc:
-        judge.close()
-        return fail(str(exc))
-    except KeyboardInterrupt:
-        # the requests in flight were cancelled and every finished call is committed; no waiting here,
-        # so a second Ctrl-C is never held up (SQLite keeps the file consistent whatever happens next)
-        where = f"are in {args.cache}; run the same command again to resume" if args.cache else "were not cached"
-        print(f"\ninterrupted: {judge.stats.done} finished calls {where}", file=sys.stderr)
-        return 130
-    judge.close()
-    stats = judge.stats.as_dict()
-    try:
-        check_judged(pairs, verdicts, n_u, min_share=args.min_judged, reasons=judge.stats.why_unjudged() or None)
-    except UnjudgedError as exc:
-        if pairs.shape[0] == 0:
-            hint = "Ask more pairs (a larger S in --pairs sample:S, or --pairs all)"
-        else:
-            hint = (
-                "Check the server's answers (the log above, or one request by hand), raise --max-retries or "
-                "--timeout, or accept fewer judged pairs with --min-judged S"
-            )
-        return fail(f"{exc}. No entropy is reported. {hint}.", code=1)
-    A, observed = adjacency_from_verdicts(n_u, pairs, verdicts, return_mask=True)
-    laplacian = args.laplacian
-    if laplacian is None:
-        # a sampled design leaves most pairs unasked: centring on the asked pairs
-        # is what recovers the clusters there (chapter 6); a full design uses Algorithm 1 as printed
-        laplacian = "centered" if str(args.pairs).startswith(("sample", "reps")) else "normalized"
-    if design is not None and args.k == "auto" and design.labels is not None:
-        # the design has already estimated the partition from every verdict it asked for
-        clusters_auto = np.asarray(design.labels, dtype=np.int64)
-        k = int(clusters_auto.max()) + 1 if clusters_auto.size else 1
-        k_method = f"reps: the design's own partition (greedy pass, {_reps_extra(args.pairs)} checks per text, refined)"
-    else:
-        try:
-            k, k_method, clusters_auto = _choose_k(args, A, n_u, laplacian)
-        except ValueError as exc:
-            return fail(str(exc))
-    import warnings
-
-    if clusters_auto is not None:
-        clusters_u = clusters_auto
-    elif k == 1:
-        clusters_u = np.zeros(n_u, dtype=np.int64)
-    else:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*have no edges.*")
-            clusters_u = spectral_clusters(
-                A, k, laplacian=laplacian, random_state=args.seed,
-                observed=observed if laplacian == "centered" else None,
-            )
-    clusters = clusters_u[inverse]  # every copy of a text joins its cluster
-    entropy = float(empirical_entropy(clusters))
-    relation = _relation_report(n_u, pairs, verdicts)
-    first = np.full(n_u, n, dtype=np.int64)
-    np.minimum.at(first, inverse, np.arange(n, dtype=np.int64))
-    file_pairs = first[pairs] if pairs.shape[0] else pairs
-    result = {
-        "semvar_version": __version__,
-        "texts": os.path.abspath(args.texts),
-        "n_texts": n,
-        "n_distinct_texts": n_u,
-        "base_url": judge.base_url,
-        "model": args.model,
-        "prompt": judge.prompt,
-        "pairs_design": args.pairs,
-        "seed": args.seed,
-        "n_pairs": int(pairs.shape[0]),
-        "calls": stats,
-        "k": k,
-        "k_method": k_method,
-        "laplacian": laplacian,
-        "entropy": entropy,
-        "clusters": clusters.tolist(),
-        "violations": relation,
-        "pairs": file_pairs.tolist(),
-        "verdicts": [None if m else bool(x) for x, m in zip(np.ma.getdata(verdicts), np.ma.getmaskarray(verdicts))],
-    }
-    lines = [
-        f"judged {stats['pairs']} pairs of {of} with {args.model!r} (prompt {judge.prompt}): "
-        f"{stats['requests']} HTTP requests, {stats['cached'] + stats['shared']} calls from the cache, "
-        f"{stats['retried']} retried, {stats['unjudged']} unjudged",
-        f"K = {k} ({k_method})",
-        f"semantic spectral entropy = {entropy:.4f} nats",
-        f"symmetry violations: {relation['symmetry']['violations']} of "
-        f"{relation['symmetry']['pairs_judged_both_orders']} pairs judged in both orders",
-    ]
-    if stats["unjudged"]:
-        lines[0] += f" ({judge.stats.why_unjudged()})"
-    tr = relation["transitivity"]
-    if tr["violations"] is not None:
-        lines.append(
-            f"transitivity violations: {tr['violations']} of {tr['paths']} paths i~j~k (i~k judged FALSE)"
-        )
-    if labels is not None:
-        from .judges import estimate_pq
-
-        est = estimate_pq(verdicts, np.asarray(labels, dtype=object)[first], pairs)
-        result["pq"] = {"p": est.p, "q": est.q, "n_same": est.n_same, "n_diff": est.n_diff}
-        result["true_labels"] = labels
-        result["true_entropy"] = float(empirical_entropy(np.asarray(labels, dtype=object).astype(str)))
-        lines.append(
-            f"judge vs the labels in the file: p = {est.p:.3f} ({est.n_same} same-meaning pairs), "
-            f"q = {est.q:.3f} ({est.n_diff} different-meaning pairs); true entropy = {result['true_entropy']:.4f}"
-        )
-    try:
-        _write_json(out, result)
-    except OSError as exc:
-        return fail(f"could not write --out {args.out} ({exc}); the calls are in the cache, if one was given")
-    lines.append(f"wrote {args.out}")
-    if not args.quiet:
-        print("\n".join(lines))
-    return 0
-
-
-def _register_judge(sub) -> None:
-    from .llm import PROMPTS
-
+def _add_judge(sub) -> None:
     jp = sub.add_parser(
         "judge",
         help="judge pairs of texts with an OpenAI-compatible LLM server and report semantic spectral entropy",
@@ -700,6 +743,13 @@ def _register_judge(sub) -> None:
         epilog=_JUDGE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_judge_analysis_options(jp)
+    _add_judge_call_options(jp)
+    jp.set_defaults(func=_cmd_judge)
+
+
+def _add_judge_analysis_options(jp: argparse.ArgumentParser) -> None:
+    """The texts, the server, the result, the pair design, K and the spectral matrix."""
     jp.add_argument("texts", metavar="TEXTS.jsonl", help="one JSON text (or object with a 'text' field) per line")
     jp.add_argument("--base-url", required=True, help="API root, e.g. http://localhost:8000/v1")
     jp.add_argument("--model", required=True, help="model name as the server knows it")
@@ -725,6 +775,10 @@ def _register_judge(sub) -> None:
         "--laplacian", choices=("normalized", "unnormalized", "regularized", "centered"), default=None,
         help="spectral matrix (default: 'centered' for --pairs sample:S, else 'normalized')",
     )
+
+
+def _add_judge_call_options(jp: argparse.ArgumentParser) -> None:
+    """The cache, the prompt, the key, the requests, and what is printed."""
     jp.add_argument("--cache", metavar="FILE", help="SQLite file of finished calls (resume / reuse)")
     jp.add_argument(
         "--prompt", default="liu2025", help=f"{' or '.join(sorted(PROMPTS))}, or a file holding a template"
@@ -754,17 +808,3 @@ def _register_judge(sub) -> None:
     jp.add_argument("--seed", type=int, default=0, help="seeds pair sampling, K selection and k-means")
     jp.add_argument("--no-progress", action="store_true", help="no progress bar")
     jp.add_argument("--quiet", action="store_true", help="print nothing but errors")
-    jp.set_defaults(func=_cmd_judge)
-
-
-_EXTRA_COMMANDS.append(_register_judge)
-
-
-def main(argv=None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return args.func(args)
-    except KeyboardInterrupt:  # before or after the calls: nothing to save, no traceback
-        print("\ninterrupted", file=sys.stderr)
-        return 130

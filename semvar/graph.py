@@ -5,27 +5,39 @@ judge's verdicts on those pairs become a symmetric adjacency matrix
 (Liu 2025, section 2.2: ``E_ij = e(t_i, t_j)``).  Pairs the judge was not
 asked about, or could not answer, are *unobserved*: they are absent from the
 adjacency and, where it matters, flagged in a separate mask.
+
+How many pairs a sampled design needs (the judge-budget law,
+:func:`~semvar.pair_budget.budget_snr` and :func:`~semvar.pair_budget.pairs_needed`)
+is in :mod:`semvar.pair_budget`; both names are also importable from here.
 """
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from scipy.sparse.csgraph import connected_components
 from scipy.special import betaln, gammaln
 
 from ._validation import (
     check_array,
+    check_bool,
     check_int,
+    check_judge,
+    check_option,
     check_pairs,
     check_probability,
     check_random_state,
     check_real,
+    check_texts,
     show,
     split_verdicts,
 )
+from .pair_budget import budget_snr, pairs_needed  # noqa: F401  (the budget law's earlier home; documented there)
 
 __all__ = [
     "UnjudgedError",
@@ -45,8 +57,9 @@ __all__ = [
     "refine_partition",
     "REPRESENTATIVES",
     "EXTRAS",
-    "budget_snr",
-    "pairs_needed",
+    "available_memory",
+    "PAIR_LIST_BYTES",
+    "JUDGED_PAIR_BYTES",
 ]
 
 
@@ -54,7 +67,7 @@ def all_pairs(n: int) -> np.ndarray:
     """Every unordered pair ``(i, j)`` with ``i < j`` of ``n`` items, as an (n(n-1)/2, 2) array.
 
     The list is built only when it fits: ``n(n-1)/2`` pairs need about
-    :data:`PAIR_BYTES` bytes each while they are built (16 for the result);
+    :data:`PAIR_LIST_BYTES` bytes each while they are built (16 for the result);
     when that exceeds the memory available, a ValueError gives the estimate
     instead of running out of memory part way.
 
@@ -69,11 +82,34 @@ def all_pairs(n: int) -> np.ndarray:
 
 #: Bytes per pair while :func:`all_pairs` builds its list: numpy's two n x n boolean masks
 #: (about 4 a pair), the two index arrays (16) and the (m, 2) result (16).
-PAIR_BYTES = 36
+PAIR_LIST_BYTES = 36
+#: The earlier name of :data:`PAIR_LIST_BYTES`.
+PAIR_BYTES = PAIR_LIST_BYTES
+#: Bytes per judged pair of a whole ``python -m semvar judge`` run: its cache key, the call's entry, its
+#: verdict, its row in the result's lists and JSON (measured end to end with tracemalloc at about 700 for
+#: 10**5 pairs; rounded up).  The command refuses a design that would need more than the memory available.
+JUDGED_PAIR_BYTES = 800
 
 
-def _available_memory() -> int | None:
-    """Bytes of memory available to this process now (Linux: MemAvailable), or None if unknown."""
+def available_memory() -> int | None:
+    """Bytes of memory available to this process now, or None where that cannot be read.
+
+    Linux reports ``MemAvailable`` in ``/proc/meminfo`` (free memory plus
+    what the kernel can reclaim); elsewhere the free physical pages
+    (``os.sysconf``) are counted.  The memory checks of :func:`all_pairs`
+    and of the ``judge`` command read it here.
+
+    Returns
+    -------
+    int or None
+        Bytes, or None where neither source answers.
+
+    Examples
+    --------
+    >>> free = available_memory()
+    >>> free is None or free > 0
+    True
+    """
     try:
         with open("/proc/meminfo") as fh:
             for line in fh:
@@ -82,8 +118,6 @@ def _available_memory() -> int | None:
     except (OSError, ValueError, IndexError):
         pass
     try:
-        import os
-
         return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (AttributeError, ValueError, OSError):
         return None
@@ -96,20 +130,22 @@ def _gib(nbytes: float) -> str:
 def _check_pair_memory(n: int) -> None:
     """Refuse an all-pairs list of ``n`` texts that cannot fit in the memory available, with the estimate."""
     m = n * (n - 1) // 2
-    need = PAIR_BYTES * m
+    need = PAIR_LIST_BYTES * m
     if need < 2**28:  # below 256 MiB: not worth a look at the system
         return
-    free = _available_memory()
+    free = available_memory()
     if free is not None and need > free:
         raise ValueError(
             f"all pairs of {n:,} texts are {m:,} pairs: building their list needs about {_gib(need)} "
-            f"({PAIR_BYTES} bytes a pair), more than the {_gib(free)} of memory available, and judging them "
+            f"({PAIR_LIST_BYTES} bytes a pair), more than the {_gib(free)} of memory available, and judging them "
             f"takes {m:,} judge calls; judge a sample of the pairs instead (semvar.graph.design_random or "
             "design_greedy)"
         )
 
 
-def adjacency_from_verdicts(n: int, pairs, verdicts, *, return_mask: bool = False):
+def adjacency_from_verdicts(
+    n: int, pairs: ArrayLike, verdicts: ArrayLike, *, return_mask: bool = False
+) -> sp.csr_array | tuple[sp.csr_array, sp.csr_array]:
     """Assemble a symmetric sparse adjacency from judged pairs.
 
     Parameters
@@ -122,7 +158,7 @@ def adjacency_from_verdicts(n: int, pairs, verdicts, *, return_mask: bool = Fals
         Boolean (or 0/1) verdicts.  A :class:`numpy.ma.MaskedArray` marks
         masked entries as *unjudged*; a float array marks them with NaN.
         Unjudged pairs are left out of the adjacency (not read as FALSE).
-    return_mask : bool
+    return_mask : bool, default=False
         Also return the symmetric 0/1 matrix of *observed* pairs.
 
     Returns
@@ -177,7 +213,9 @@ class UnjudgedError(ValueError):
     """Too few of the pairs asked got a verdict for a graph built on them to mean anything."""
 
 
-def check_judged(pairs, verdicts, n, *, min_share=None, reasons: str | None = None) -> np.ndarray:
+def check_judged(
+    pairs: ArrayLike, verdicts: ArrayLike, n: int, *, min_share: float | None = None, reasons: str | None = None
+) -> np.ndarray:
     """Refuse a judged graph that rests on too few verdicts; return the mask of judged pairs.
 
     A pair the judge could not answer (a masked or NaN verdict) is left out
@@ -193,11 +231,11 @@ def check_judged(pairs, verdicts, n, *, min_share=None, reasons: str | None = No
         As for :func:`adjacency_from_verdicts`: masked entries (or NaN) are unjudged.
     n : int
         Number of (distinct) texts.
-    min_share : float in [0, 1], optional
+    min_share : float in [0, 1] or None, default=None
         Require at least this share of the asked pairs to be judged.  The
         default instead requires every text that was asked about to have at
         least one judged pair (a text with none gets an arbitrary cluster).
-    reasons : str, optional
+    reasons : str or None, default=None
         Why pairs went unjudged (e.g. :meth:`semvar.llm.JudgeStats.why_unjudged`),
         for the message.
 
@@ -261,7 +299,9 @@ def check_judged(pairs, verdicts, n, *, min_share=None, reasons: str | None = No
     return judged
 
 
-def judge_graph(judge, texts, pairs=None, *, return_mask: bool = False):
+def judge_graph(
+    judge: object, texts: Sequence[str], pairs: ArrayLike | None = None, *, return_mask: bool = False
+) -> sp.csr_array | tuple[sp.csr_array, sp.csr_array]:
     """Ask ``judge`` about ``pairs`` of ``texts`` (all unordered pairs by default) and build the graph.
 
     Parameters
@@ -269,9 +309,9 @@ def judge_graph(judge, texts, pairs=None, *, return_mask: bool = False):
     judge : object with ``pairs(texts, pairs) -> array of bool``
         Any :class:`semvar.judges.Judge`.
     texts : sequence of str
-    pairs : array-like of shape (m, 2), optional
-        Defaults to :func:`all_pairs` ``(len(texts))``: each unordered pair once.
-    return_mask : bool
+    pairs : array-like of shape (m, 2) or None, default=None
+        The pairs to ask; None: :func:`all_pairs` ``(len(texts))``, each unordered pair once.
+    return_mask : bool, default=False
         Also return the observed-pair mask (see :func:`adjacency_from_verdicts`).
 
     Raises
@@ -280,12 +320,9 @@ def judge_graph(judge, texts, pairs=None, *, return_mask: bool = False):
         When the judge left so many pairs unjudged that some text has none
         (see :func:`check_judged`).
     """
-    _check_judge(judge)
-    if isinstance(texts, str):
-        raise ValueError("texts must be a sequence of strings, got a single string")
+    check_judge(judge)
+    texts = check_texts(texts)
     n = len(texts)
-    if n == 0:
-        raise ValueError("texts must not be empty")
     P = all_pairs(n) if pairs is None else check_pairs(pairs, n)
     verdicts = judge.pairs(texts, P)
     stats = getattr(judge, "stats", None)
@@ -294,7 +331,7 @@ def judge_graph(judge, texts, pairs=None, *, return_mask: bool = False):
     return adjacency_from_verdicts(n, P, verdicts, return_mask=return_mask)
 
 
-def block_labels(sizes) -> np.ndarray:
+def block_labels(sizes: ArrayLike) -> np.ndarray:
     """Labels ``0..K-1`` repeated by block ``sizes``.
 
     >>> block_labels([2, 3]).tolist()
@@ -341,7 +378,13 @@ def _sample_distinct(rng, total: int, p: float) -> np.ndarray:
     return np.sort(rng.choice(total, size=m, replace=False)).astype(np.int64)
 
 
-def sample_sbm(sizes, p, q=None, *, random_state=None) -> sp.csr_array:
+def sample_sbm(
+    sizes: ArrayLike,
+    p: float | ArrayLike,
+    q: float | None = None,
+    *,
+    random_state: int | np.random.Generator | None = None,
+) -> sp.csr_array:
     """Draw an undirected stochastic block model graph (no self-loops) as a sparse matrix.
 
     Parameters
@@ -351,9 +394,9 @@ def sample_sbm(sizes, p, q=None, *, random_state=None) -> sp.csr_array:
     p : float or array-like of shape (K, K)
         Within-block edge probability, or the full symmetric matrix ``B`` of
         edge probabilities (then ``q`` must be None).
-    q : float, optional
+    q : float or None, default=None
         Between-block edge probability (Liu 2025, eqs. 3-4).
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int or numpy.random.Generator, default=None
 
     Returns
     -------
@@ -453,7 +496,7 @@ class DesignResult:
         n = self.n_texts
         return self.calls / (n * (n - 1) / 2) if n > 1 else 0.0
 
-    def expand(self, unique_labels) -> np.ndarray:
+    def expand(self, unique_labels: ArrayLike) -> np.ndarray:
         """Labels of the unique texts -> labels of every text (duplicates share a label)."""
         lab = np.asarray(unique_labels)
         if lab.ndim != 1 or lab.shape[0] != self.n_unique:
@@ -463,7 +506,9 @@ class DesignResult:
         return lab[self.inverse]
 
 
-def collapse_duplicates(texts):
+def collapse_duplicates(
+    texts: Sequence[str], *, return_first: bool = False
+) -> tuple[list[str], np.ndarray] | tuple[list[str], np.ndarray, np.ndarray]:
     """Collapse exact-duplicate texts before judging.
 
     Two identical strings mean the same thing, so no judge call is needed
@@ -473,6 +518,8 @@ def collapse_duplicates(texts):
     Parameters
     ----------
     texts : sequence of str
+    return_first : bool, default=False
+        Also return where each distinct text first appears.
 
     Returns
     -------
@@ -480,29 +527,39 @@ def collapse_duplicates(texts):
         Distinct texts in order of first appearance.
     inverse : ndarray of shape (n,)
         ``texts[i] == unique[inverse[i]]``.
+    first : ndarray of shape (len(unique),), only if ``return_first``
+        ``texts[first[j]] == unique[j]``, the smallest such position.
 
     Examples
     --------
     >>> u, inv = collapse_duplicates(["Paris", "London", "Paris"])
     >>> u, inv.tolist()
     (['Paris', 'London'], [0, 1, 0])
+    >>> collapse_duplicates(["b", "a", "b", "a"], return_first=True)[2].tolist()
+    [0, 1]
     """
-    texts = list(texts)
-    if len(texts) == 0:
-        raise ValueError("texts must not be empty")
+    return_first = check_bool(return_first, "return_first")
+    texts = check_texts(texts)
     index: dict = {}
     inverse = np.empty(len(texts), dtype=np.int64)
     for i, t in enumerate(texts):
-        if not isinstance(t, str):
-            raise ValueError(f"texts must be strings, got {type(t).__name__} at position {i}")
         inverse[i] = index.setdefault(t, len(index))
     unique = [None] * len(index)
     for t, j in index.items():
         unique[j] = t
-    return unique, inverse
+    if not return_first:
+        return unique, inverse
+    return unique, inverse, _first_positions(inverse)
 
 
-def random_pairs(n: int, s: float, *, random_state=None) -> np.ndarray:
+def _first_positions(inverse: np.ndarray) -> np.ndarray:
+    """The first position of each distinct value ``0..max(inverse)`` in ``inverse``."""
+    first = np.full(int(inverse.max()) + 1, inverse.shape[0], dtype=np.int64)
+    np.minimum.at(first, inverse, np.arange(inverse.shape[0], dtype=np.int64))
+    return first
+
+
+def random_pairs(n: int, s: float, *, random_state: int | np.random.Generator | None = None) -> np.ndarray:
     """Each of the ``n(n-1)/2`` unordered pairs independently with probability ``s``.
 
     Time and memory are proportional to the number of pairs drawn, not to
@@ -514,7 +571,7 @@ def random_pairs(n: int, s: float, *, random_state=None) -> np.ndarray:
         Number of texts (``n >= 1``).
     s : float in [0, 1]
         Sampling fraction.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int or numpy.random.Generator, default=None
 
     Returns
     -------
@@ -537,27 +594,14 @@ def random_pairs(n: int, s: float, *, random_state=None) -> np.ndarray:
     return np.column_stack([r, c]).astype(np.int64)
 
 
-def _check_judge(judge) -> None:
-    if not callable(getattr(judge, "pairs", None)):
-        raise TypeError(f"judge must have a pairs(texts, pairs) method (see semvar.judges), got {type(judge).__name__}")
-
-
 def _prepare(texts, collapse: bool):
     """Texts, the inverse map to unique texts, and each unique text's first position."""
-    if isinstance(texts, str):
-        raise ValueError("texts must be a sequence of strings, got a single string")
-    texts = list(texts)
-    if len(texts) == 0:
-        raise ValueError("texts must not be empty")
-    if not isinstance(collapse, bool):
-        raise ValueError(f"collapse must be True or False, got {collapse!r}")
-    if collapse:
+    texts = check_texts(texts)
+    if check_bool(collapse, "collapse"):
         _, inverse = collapse_duplicates(texts)
     else:
         inverse = np.arange(len(texts), dtype=np.int64)
-    first = np.full(int(inverse.max()) + 1, len(texts), dtype=np.int64)
-    np.minimum.at(first, inverse, np.arange(len(texts), dtype=np.int64))
-    return texts, inverse, first
+    return texts, inverse, _first_positions(inverse)
 
 
 def _judged(judge, texts, first, pairs, design, inverse, labels=None, verdicts=None) -> DesignResult:
@@ -574,7 +618,7 @@ def _judged(judge, texts, first, pairs, design, inverse, labels=None, verdicts=N
     return DesignResult(design, int(pairs.shape[0]), pairs, A, O, inverse, labels, np.where(judged, v, np.nan))
 
 
-def design_all_pairs(judge, texts, *, collapse: bool = True) -> DesignResult:
+def design_all_pairs(judge: object, texts: Sequence[str], *, collapse: bool = True) -> DesignResult:
     """Ask ``judge`` about every unordered pair of distinct texts (Liu 2025, Algorithm 1).
 
     ``n_unique (n_unique - 1) / 2`` calls; the paper asks both orders,
@@ -584,7 +628,7 @@ def design_all_pairs(judge, texts, *, collapse: bool = True) -> DesignResult:
     ----------
     judge : :class:`semvar.judges.Judge`
     texts : sequence of str
-    collapse : bool
+    collapse : bool, default=True
         Judge exact duplicates once (see :func:`collapse_duplicates`).
 
     Returns
@@ -598,12 +642,19 @@ def design_all_pairs(judge, texts, *, collapse: bool = True) -> DesignResult:
     >>> r.calls, r.adjacency.toarray().astype(int).tolist()[0]
     (6, [0, 1, 0, 1])
     """
-    _check_judge(judge)
+    check_judge(judge)
     texts, inverse, first = _prepare(texts, collapse)
     return _judged(judge, texts, first, all_pairs(first.shape[0]), "all_pairs", inverse)
 
 
-def design_random(judge, texts, s: float, *, collapse: bool = True, random_state=None) -> DesignResult:
+def design_random(
+    judge: object,
+    texts: Sequence[str],
+    s: float,
+    *,
+    collapse: bool = True,
+    random_state: int | np.random.Generator | None = None,
+) -> DesignResult:
     """Ask ``judge`` about each unordered pair independently with probability ``s``.
 
     The judged graph of an :class:`semvar.judges.SBMJudge` is then a
@@ -618,9 +669,9 @@ def design_random(judge, texts, s: float, *, collapse: bool = True, random_state
     texts : sequence of str
     s : float in [0, 1]
         Sampling fraction of pairs.
-    collapse : bool
+    collapse : bool, default=True
         Judge exact duplicates once.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int or numpy.random.Generator, default=None
 
     Returns
     -------
@@ -633,14 +684,19 @@ def design_random(judge, texts, s: float, *, collapse: bool = True, random_state
     >>> 400 < r.calls < 600, round(r.fraction, 2)
     (True, 0.1)
     """
-    _check_judge(judge)
+    check_judge(judge)
     texts, inverse, first = _prepare(texts, collapse)
     pairs = random_pairs(first.shape[0], s, random_state=random_state)
     return _judged(judge, texts, first, pairs, "random", inverse)
 
 
 def design_greedy(
-    judge, texts, *, order=None, random_state=None, collapse: bool = True
+    judge: object,
+    texts: Sequence[str],
+    *,
+    order: ArrayLike | None = None,
+    random_state: int | np.random.Generator | None = None,
+    collapse: bool = True,
 ) -> DesignResult:
     """Greedy clustering against cluster representatives (Kuhn, Gal & Farquhar 2023).
 
@@ -655,12 +711,12 @@ def design_greedy(
     ----------
     judge : :class:`semvar.judges.Judge`
     texts : sequence of str
-    order : array-like of int, optional
-        A permutation of the unique texts' indices.  Default: a random
+    order : array-like of int or None, default=None
+        A permutation of the unique texts' indices.  None: a random
         permutation drawn from ``random_state``, or the given order when
         ``random_state`` is None.
-    random_state : None, int or numpy.random.Generator
-    collapse : bool
+    random_state : None, int or numpy.random.Generator, default=None
+    collapse : bool, default=True
         Judge exact duplicates once.
 
     Returns
@@ -675,15 +731,13 @@ def design_greedy(
     >>> r.labels.tolist(), r.calls
     ([0, 1, 0, 1, 2], 6)
     """
-    _check_judge(judge)
+    check_judge(judge)
     texts, inverse, first = _prepare(texts, collapse)
     m = first.shape[0]
     if order is None:
         order = np.arange(m) if random_state is None else check_random_state(random_state).permutation(m)
     else:
-        order = check_array(order, "order", ndim=1, dtype=np.int64)
-        if order.shape[0] != m or not np.array_equal(np.sort(order), np.arange(m)):
-            raise ValueError(f"order must be a permutation of 0..{m - 1}")
+        order = _check_order(order, m)
     reps: list[int] = []
     lab = np.full(m, -1, dtype=np.int64)
     asked, verdicts = [], []
@@ -822,7 +876,15 @@ def _refine(m: int, pairs: np.ndarray, verdicts: np.ndarray, labels: np.ndarray,
     return rank[z]
 
 
-def refine_partition(n: int, pairs, verdicts, labels=None, *, rates=None, max_iter: int = 50) -> np.ndarray:
+def refine_partition(
+    n: int,
+    pairs: ArrayLike,
+    verdicts: ArrayLike,
+    labels: ArrayLike | None = None,
+    *,
+    rates: tuple[float, float] | None = None,
+    max_iter: int = 50,
+) -> np.ndarray:
     """The partition of ``n`` texts that (locally) maximises the judge model's ICL on the judged pairs.
 
     Only the pairs asked are evidence: an unasked pair says nothing, so the
@@ -845,14 +907,14 @@ def refine_partition(n: int, pairs, verdicts, labels=None, *, rates=None, max_it
     verdicts : array-like of shape (m,)
         Boolean (or 0/1, or [0, 1]) verdicts; masked entries or NaN mark
         pairs the judge left unjudged (ignored).
-    labels : array-like of shape (n,), optional
-        Starting partition (any hashable labels).  Default: the connected
+    labels : array-like of shape (n,) or None, default=None
+        Starting partition (any hashable labels).  None: the connected
         components of the TRUE verdicts.
-    rates : (float, float), optional
+    rates : (float, float) or None, default=None
         The judge's ``(p, q)`` if known (e.g. estimated on labelled pairs,
         :func:`semvar.judges.estimate_pq`): the verdicts' likelihood at these
         rates replaces the one integrated over unknown rates.
-    max_iter : int, default 50
+    max_iter : int, default=50
         Most rounds of moves and merges.
 
     Returns
@@ -985,16 +1047,16 @@ def _uncertain_pairs(m, pairs, v, z, seen, budget, rng, rates=None) -> list[tupl
 
 
 def design_representatives(
-    judge,
-    texts,
+    judge: object,
+    texts: Sequence[str],
     *,
-    extra: int = 2,
+    extra: float = 2,
     representative: str = "first",
     extras: str = "uncertain",
     refine: bool = True,
-    rates=None,
-    order=None,
-    random_state=None,
+    rates: tuple[float, float] | None = None,
+    order: ArrayLike | None = None,
+    random_state: int | np.random.Generator | None = None,
     collapse: bool = True,
 ) -> DesignResult:
     """Greedy comparison with cluster representatives, checked by random extra pairs.
@@ -1012,30 +1074,30 @@ def design_representatives(
     ----------
     judge : :class:`semvar.judges.Judge`
     texts : sequence of str
-    extra : float, default 2
+    extra : float, default=2
         Extra pairs per text (``r``): ``round(r n)`` pairs after the greedy
         pass; 0 asks only the greedy pairs.
-    extras : {"uncertain", "random"}, default "uncertain"
+    extras : {"uncertain", "random"}, default="uncertain"
         ``"uncertain"``: in rounds of ``n / 4`` pairs, each asked for a text
         whose cluster the verdicts so far settle least, with a member of its
         own cluster or of the cluster that competes for it most;
         ``"random"``: each text with ``r`` texts drawn at random among those
         it was not yet compared with, in one batch.
-    representative : {"first", "random"}, default "first"
+    representative : {"first", "random"}, default="first"
         Compare with the cluster's first member, or with a member drawn at
         random for each comparison.
-    refine : bool, default True
+    refine : bool, default=True
         Re-estimate the partition from all verdicts (:func:`refine_partition`);
         False keeps the greedy labels.
-    rates : (float, float), optional
+    rates : (float, float) or None, default=None
         The judge's ``(p, q)`` if known, for :func:`refine_partition` (and to
         weigh the evidence when choosing ``"uncertain"`` extra pairs).
-    order : array-like of int, optional
-        A permutation of the unique texts' indices.  Default: a random
+    order : array-like of int or None, default=None
+        A permutation of the unique texts' indices.  None: a random
         permutation drawn from ``random_state``, or the given order when
         ``random_state`` is None.
-    random_state : None, int or numpy.random.Generator
-    collapse : bool, default True
+    random_state : None, int or numpy.random.Generator, default=None
+    collapse : bool, default=True
         Judge exact duplicates once.
 
     Returns
@@ -1067,188 +1129,108 @@ def design_representatives(
     >>> int(r.labels.max()) + 1, r.calls <= 6 * (3 + 1)
     (3, True)
     """
-    _check_judge(judge)
+    check_judge(judge)
     texts, inverse, first = _prepare(texts, collapse)
     extra = check_real(extra, "extra", low=0.0)
-    if representative not in REPRESENTATIVES:
-        raise ValueError(f"representative must be one of {REPRESENTATIVES}, got {show(representative)}")
-    if extras not in EXTRAS:
-        raise ValueError(f"extras must be one of {EXTRAS}, got {show(extras)}")
-    if not isinstance(refine, bool):
-        raise ValueError(f"refine must be True or False, got {refine!r}")
+    representative = check_option(representative, "representative", REPRESENTATIVES)
+    extras = check_option(extras, "extras", EXTRAS)
+    refine = check_bool(refine, "refine")
     rates = _check_rates(rates)
     m = first.shape[0]
     rng = check_random_state(random_state)
     if order is None:
         order = np.arange(m) if random_state is None else rng.permutation(m)
     else:
-        order = check_array(order, "order", ndim=1, dtype=np.int64)
-        if order.shape[0] != m or not np.array_equal(np.sort(order), np.arange(m)):
-            raise ValueError(f"order must be a permutation of 0..{m - 1}")
+        order = _check_order(order, m)
+    log = _AskLog(judge, texts, first)
+    lab = _greedy_pass(log, order, representative, rng)
+    budget = int(round(extra * m)) if m > 1 else 0
+    if budget and extras == "random":
+        more = _random_extras(m, order, extra, budget, log.seen, rng)
+        if more:
+            log.ask(more)
+    elif budget:  # rounds of pairs for the texts whose cluster the verdicts so far settle least
+        step = max(1, m // 4)
+        while budget > 0:
+            v = np.array(log.verdicts, dtype=float)
+            more = _uncertain_pairs(m, np.array(log.asked, dtype=np.int64), v, lab, log.seen, min(step, budget), rng,
+                                    rates)
+            if not more:
+                break
+            budget -= len(more)
+            log.ask(more)
+    pairs = np.array(log.asked, dtype=np.int64).reshape(-1, 2)
+    v = np.array(log.verdicts, dtype=float)
+    if refine and pairs.shape[0]:
+        lab = _refine(m, pairs, v, lab, 50, rates)
+    return _judged(judge, texts, first, pairs, "representatives", inverse, labels=lab[inverse], verdicts=v)
+
+
+def _check_order(order, m: int) -> np.ndarray:
+    """``order`` as an int64 array, refused unless it is a permutation of ``0..m-1``."""
+    order = check_array(order, "order", ndim=1, dtype=np.int64)
+    if order.shape[0] != m or not np.array_equal(np.sort(order), np.arange(m)):
+        raise ValueError(f"order must be a permutation of 0..{m - 1}")
+    return order
+
+
+class _AskLog:
+    """The pairs of unique texts an adaptive design has asked, their verdicts (NaN: unjudged), and the set seen."""
+
+    def __init__(self, judge, texts, first):
+        self.judge, self.texts, self.first = judge, texts, first
+        self.asked: list[tuple[int, int]] = []
+        self.verdicts: list[float] = []
+        self.seen: set[tuple[int, int]] = set()
+
+    def ask_one(self, a: int, b: int) -> bool | None:
+        """Ask about unique texts ``a`` and ``b`` (through their first occurrences); None when unjudged."""
+        got = self.judge.pairs(self.texts, np.array([[self.first[a], self.first[b]]], dtype=np.int64))
+        _, ok = split_verdicts(got, 1)
+        v = bool(np.ma.getdata(got)[0]) if ok[0] else None  # unjudged: not evidence of a difference
+        self.asked.append((a, b))
+        self.seen.add((min(a, b), max(a, b)))
+        self.verdicts.append(np.nan if v is None else float(v))
+        return v
+
+    def ask(self, more: list[tuple[int, int]]) -> None:
+        """Ask about the pairs ``more`` (already in :attr:`seen`) in one batch."""
+        M = np.array(more, dtype=np.int64)
+        got = self.judge.pairs(self.texts, self.first[M])
+        vm, ok = split_verdicts(got, M.shape[0])
+        self.asked.extend(more)
+        self.verdicts.extend(np.where(ok, vm, np.nan).tolist())
+
+
+def _greedy_pass(log: _AskLog, order: np.ndarray, representative: str, rng) -> np.ndarray:
+    """Each text in ``order`` against a representative of each cluster so far, the largest first; the labels."""
+    m = order.shape[0]
     members: list[list[int]] = []
     lab = np.full(m, -1, dtype=np.int64)
-    asked: list[tuple[int, int]] = []
-    verdicts: list[float] = []
-    seen: set[tuple[int, int]] = set()
     for i in order:
         i = int(i)
         for c in sorted(range(len(members)), key=lambda c: (-len(members[c]), c)):  # largest cluster first
             rep = members[c][0] if representative == "first" else members[c][int(rng.integers(len(members[c])))]
-            got = judge.pairs(texts, np.array([[first[rep], first[i]]], dtype=np.int64))
-            _, ok = split_verdicts(got, 1)
-            v = bool(np.ma.getdata(got)[0]) if ok[0] else None  # unjudged: not evidence of a difference
-            asked.append((rep, i))
-            seen.add((min(rep, i), max(rep, i)))
-            verdicts.append(np.nan if v is None else float(v))
-            if v:
+            if log.ask_one(rep, i):
                 lab[i] = c
                 members[c].append(i)
                 break
         if lab[i] < 0:
             lab[i] = len(members)
             members.append([i])
-    _, lab = np.unique(lab, return_inverse=True)
-
-    def ask(more):
-        M = np.array(more, dtype=np.int64)
-        got = judge.pairs(texts, first[M])
-        vm, ok = split_verdicts(got, M.shape[0])
-        asked.extend(more)
-        verdicts.extend(np.where(ok, vm, np.nan).tolist())
-
-    budget = int(round(extra * m)) if m > 1 else 0
-    if budget and extras == "random":
-        more: list[tuple[int, int]] = []
-        each = np.full(m, int(extra))
-        each[: budget - int(each.sum())] += 1  # a fractional ``extra``: one more for the first texts visited
-        for i, count in zip(order, each):
-            i = int(i)
-            free = np.array([j for j in range(m) if j != i and (min(i, j), max(i, j)) not in seen], dtype=np.int64)
-            for j in rng.permutation(free)[:count]:
-                j = int(j)
-                seen.add((min(i, j), max(i, j)))
-                more.append((i, j))
-        if more:
-            ask(more)
-    elif budget:  # rounds of pairs for the texts whose cluster the verdicts so far settle least
-        step = max(1, m // 4)
-        while budget > 0:
-            v = np.array(verdicts, dtype=float)
-            more = _uncertain_pairs(m, np.array(asked, dtype=np.int64), v, lab, seen, min(step, budget), rng, rates)
-            if not more:
-                break
-            budget -= len(more)
-            ask(more)
-    pairs = np.array(asked, dtype=np.int64).reshape(-1, 2)
-    v = np.array(verdicts, dtype=float)
-    if refine and pairs.shape[0]:
-        lab = _refine(m, pairs, v, lab, 50, rates)
-    return _judged(judge, texts, first, pairs, "representatives", inverse, labels=lab[inverse], verdicts=v)
+    return np.unique(lab, return_inverse=True)[1]
 
 
-# ---------------------------------------------------------------------------
-# The judge-budget law
-# ---------------------------------------------------------------------------
-
-
-def _law_terms(p, q, proportions, centered):
-    p = check_probability(p, "p")
-    q = check_probability(q, "q")
-    pi = check_array(proportions, "proportions", ndim=1)
-    if pi.size < 2 or pi.min() <= 0:
-        raise ValueError(f"proportions must hold at least two positive block shares, got {pi.tolist()}")
-    pi = pi / pi.sum()
-    if p <= q:
-        raise ValueError(f"the law needs p > q (a judge better than chance), got p={p}, q={q}")
-    if not isinstance(centered, bool):
-        raise ValueError(f"centered must be True or False, got {centered!r}")
-    w_in = pi * pi  # share of a node's partners that share its meaning, weighted by block share
-    w_out = pi * (1 - pi)
-    return p, q, pi, w_in.sum(), w_out.sum()
-
-
-def budget_snr(n, s, p, q, proportions, *, centered: bool = True) -> float:
-    """Signal-to-noise ratio of a randomly sampled judged graph (the judge-budget law).
-
-    Parameters
-    ----------
-    n : int
-        Number of (distinct) texts.
-    s : float in (0, 1]
-        Share of the ``n(n-1)/2`` pairs that are judged.
-    p, q : float
-        Judge's TRUE rates for same / different meanings (``p > q``).
-    proportions : array-like of shape (K,)
-        Shares of the meaning classes (normalised to sum 1).
-    centered : bool
-        Noise of the centred matrix ``A - rho O`` (True) or of the plain
-        adjacency ``A`` (False).
-
-    Returns
-    -------
-    float
-        ``n s (p - q)^2 pi_min^2 / v``, where ``v = sum_k pi_k (pi_k v_in +
-        (1 - pi_k) v_out)`` is the mean variance of a row's entries per
-        judged pair.  Plain: ``v_in = p (1 - s p)``, ``v_out = q (1 - s q)``.
-        Centred: ``v_in = p (1 - p) + (p - rho)^2``, ``v_out = q (1 - q) +
-        (q - rho)^2``, ``rho`` the mean verdict.
-
-    Notes
-    -----
-    The smallest block's direction separates from the noise when its
-    signal eigenvalue ``s (p - q) n pi_min`` exceeds the noise scale
-    ``sqrt(n s v)``; squaring gives SNR > 1.  For ``K`` equal blocks and
-    ``s -> 0`` (plain) this is the Kesten-Stigum threshold of the sparse
-    stochastic block model, ``n s (p - q)^2 > K (p + (K - 1) q)``
-    (Decelle et al. 2011; Abbe 2018).  Centring removes the variance that
-    comes from *which* pairs were asked, which dominates when the judge
-    says TRUE often (large ``q``).
-
-    Examples
-    --------
-    Kesten-Stigum for three equal blocks, ``n s = 1000``:
-
-    >>> round(budget_snr(10_000, 0.1, 0.87, 0.07, [1, 1, 1], centered=False), 1)
-    228.6
-    >>> round(1000 * 0.8**2 / (3 * (0.87 * (1 - 0.087) + 2 * 0.07 * (1 - 0.007))), 1)
-    228.6
-    """
-    n = check_int(n, "n", low=2)
-    s = check_real(s, "s", low=0.0, high=1.0, low_open=True)
-    p, q, pi, a_in, a_out = _law_terms(p, q, proportions, centered)
-    if centered:
-        rho = a_in * p + a_out * q
-        v_in, v_out = p * (1 - p) + (p - rho) ** 2, q * (1 - q) + (q - rho) ** 2
-    else:
-        v_in, v_out = p * (1 - s * p), q * (1 - s * q)
-    v = a_in * v_in + a_out * v_out
-    return float(n * s * (p - q) ** 2 * pi.min() ** 2 / v)
-
-
-def pairs_needed(n, p, q, proportions, *, snr: float = 1.0, centered: bool = True) -> float:
-    """Number of judged pairs at which :func:`budget_snr` reaches ``snr`` (capped at all pairs).
-
-    Solves ``budget_snr(n, s, ...) = snr`` for ``s`` and returns ``s n (n - 1) / 2``.
-    The answer grows like ``n``, not ``n^2``: each text needs a fixed number
-    of comparisons, ``snr * v / ((p - q)^2 pi_min^2)`` in total over its pairs.
-
-    Examples
-    --------
-    >>> round(pairs_needed(1000, 0.87, 0.07, [0.2, 0.3, 0.5], snr=1.0))
-    4568
-    >>> pairs_needed(5, 0.87, 0.07, [0.2, 0.3, 0.5], snr=1.0) == 10  # capped at all pairs
-    True
-    """
-    n = check_int(n, "n", low=2)
-    snr = check_real(snr, "snr", low=0.0, low_open=True)
-    p, q, pi, a_in, a_out = _law_terms(p, q, proportions, centered)
-    g = n * (p - q) ** 2 * pi.min() ** 2
-    if centered:
-        rho = a_in * p + a_out * q
-        v = a_in * (p * (1 - p) + (p - rho) ** 2) + a_out * (q * (1 - q) + (q - rho) ** 2)
-        s = snr * v / g
-    else:
-        v1 = a_in * p + a_out * q
-        v2 = a_in * p * p + a_out * q * q
-        s = snr * v1 / (g + snr * v2)
-    return float(min(s, 1.0) * n * (n - 1) / 2)
+def _random_extras(m: int, order: np.ndarray, extra: float, budget: int, seen: set, rng) -> list[tuple[int, int]]:
+    """``budget`` new pairs, about ``extra`` per text: each text in ``order`` with texts drawn among those unseen."""
+    more: list[tuple[int, int]] = []
+    each = np.full(m, int(extra))
+    each[: budget - int(each.sum())] += 1  # a fractional ``extra``: one more for the first texts visited
+    for i, count in zip(order, each):
+        i = int(i)
+        free = np.array([j for j in range(m) if j != i and (min(i, j), max(i, j)) not in seen], dtype=np.int64)
+        for j in rng.permutation(free)[:count]:
+            j = int(j)
+            seen.add((min(i, j), max(i, j)))
+            more.append((i, j))
+    return more

@@ -12,18 +12,23 @@ Equivalence relations and partitions are the same thing seen two ways
 (:func:`relation_from_partition`, :func:`partition_from_relation`).  A judge
 rarely produces one; :func:`count_violations` says by how much it misses and
 :func:`closure_partition` shows what a naive "join everything connected"
-clustering would make of it.
+clustering would make of it.  When only some pairs were judged (a list of
+pairs and their verdicts, as a pair design returns them),
+:func:`relation_report` counts the violations the judged pairs show.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 from scipy.sparse.csgraph import connected_components
 
-from ._validation import check_labels
+from ._validation import check_bool, check_int, check_judge, check_labels, check_pairs, check_texts, split_verdicts
+from .spectral import canonical_labels
 
 __all__ = [
     "check_relation",
@@ -37,10 +42,11 @@ __all__ = [
     "count_violations",
     "closure_partition",
     "judge_relation",
+    "relation_report",
 ]
 
 
-def check_relation(relation, name: str = "relation") -> np.ndarray:
+def check_relation(relation: ArrayLike, name: str = "relation") -> np.ndarray:
     """Return ``relation`` as a square boolean ndarray, or raise ValueError.
 
     Accepts a dense or scipy sparse matrix of booleans or 0/1 numbers.
@@ -65,7 +71,7 @@ def check_relation(relation, name: str = "relation") -> np.ndarray:
     return R
 
 
-def relation_from_partition(labels) -> np.ndarray:
+def relation_from_partition(labels: ArrayLike) -> np.ndarray:
     """The equivalence relation "same label" as an ``n x n`` boolean matrix.
 
     >>> relation_from_partition([0, 0, 1]).astype(int).tolist()
@@ -75,7 +81,7 @@ def relation_from_partition(labels) -> np.ndarray:
     return lab[:, None] == lab[None, :]
 
 
-def partition_from_relation(relation) -> np.ndarray:
+def partition_from_relation(relation: ArrayLike) -> np.ndarray:
     """The partition (labels ``0..K-1`` by first appearance) whose classes are those of an equivalence relation.
 
     Raises
@@ -101,7 +107,7 @@ def partition_from_relation(relation) -> np.ndarray:
     return closure_partition(R)
 
 
-def closure_partition(relation) -> np.ndarray:
+def closure_partition(relation: ArrayLike) -> np.ndarray:
     """Classes of the smallest equivalence relation containing ``relation`` (connected components).
 
     For any relation this is the partition a greedy "merge whatever is judged
@@ -112,30 +118,28 @@ def closure_partition(relation) -> np.ndarray:
     >>> closure_partition(R).tolist()
     [0, 0, 0]
     """
-    from .spectral import canonical_labels
-
     R = check_relation(relation)
     _, comp = connected_components(sp.csr_array(R | R.T), directed=False)
     return canonical_labels(comp)
 
 
-def is_reflexive(relation) -> bool:
+def is_reflexive(relation: ArrayLike) -> bool:
     """Every text related to itself."""
     return bool(np.all(np.diag(check_relation(relation))))
 
 
-def is_symmetric(relation) -> bool:
+def is_symmetric(relation: ArrayLike) -> bool:
     """``R == R.T``."""
     R = check_relation(relation)
     return bool(np.array_equal(R, R.T))
 
 
-def is_transitive(relation) -> bool:
+def is_transitive(relation: ArrayLike) -> bool:
     """``R[i, j] and R[j, k]`` imply ``R[i, k]`` for all ``i, j, k``."""
     return count_violations(relation).transitivity == 0
 
 
-def is_equivalence(relation) -> bool:
+def is_equivalence(relation: ArrayLike) -> bool:
     """Reflexive, symmetric and transitive."""
     return count_violations(relation).total == 0
 
@@ -182,7 +186,7 @@ class Violations:
         return self.symmetry / pairs if pairs else 0.0
 
 
-def count_violations(relation) -> Violations:
+def count_violations(relation: ArrayLike) -> Violations:
     """Count reflexivity, symmetry and transitivity violations of a relation.
 
     Parameters
@@ -224,14 +228,14 @@ def count_violations(relation) -> Violations:
     return Violations(refl, sym, trans, paths, n)
 
 
-def judge_relation(judge, texts, *, ordered: bool = True) -> np.ndarray:
+def judge_relation(judge: object, texts: Sequence[str], *, ordered: bool = True) -> np.ndarray:
     """Ask ``judge`` about every pair of texts and return the judged relation as a boolean matrix.
 
     Parameters
     ----------
     judge : Judge
     texts : sequence of str
-    ordered : bool
+    ordered : bool, default=True
         True: ask about every ordered pair ``(i, j)`` including ``i == j``
         (``n^2`` questions, as the paper's Algorithm 1 plus the diagonal), so
         reflexivity and symmetry can be checked.  False: ask each unordered pair
@@ -248,12 +252,10 @@ def judge_relation(judge, texts, *, ordered: bool = True) -> np.ndarray:
     >>> judge_relation(OracleJudge([0, 1, 0]), ["a", "b", "a'"]).astype(int).tolist()
     [[1, 0, 1], [0, 1, 0], [1, 0, 1]]
     """
-    if isinstance(texts, str):
-        raise ValueError("texts must be a sequence of strings, got a single string")
-    texts = list(texts)
+    check_judge(judge)
+    ordered = check_bool(ordered, "ordered")
+    texts = check_texts(texts)
     n = len(texts)
-    if n == 0:
-        raise ValueError("texts must not be empty")
     if ordered:
         i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
         P = np.column_stack([i.ravel(), j.ravel()]).astype(np.int64)
@@ -269,3 +271,110 @@ def judge_relation(judge, texts, *, ordered: bool = True) -> np.ndarray:
         R = R | R.T
         np.fill_diagonal(R, True)
     return R
+
+
+def relation_report(n: int, pairs: ArrayLike, verdicts: ArrayLike, *, transitivity_max_n: int = 3000) -> dict:
+    """Symmetry and transitivity violations among the *judged* pairs of ``n`` texts.
+
+    :func:`count_violations` needs the whole ``n x n`` relation; a pair
+    design asks about some pairs only (each once, both orders, or some
+    twice), and a judge may leave some unanswered.  This counts what the
+    judged pairs show, with memory that grows with the number of pairs,
+    not ``n**2``.
+
+    Parameters
+    ----------
+    n : int
+        Number of texts (indices ``0..n-1``).
+    pairs : array-like of shape (m, 2)
+        The ordered pairs asked, ``(i, j)`` for "is text i equivalent to
+        text j"; self-pairs are ignored, and a pair may be listed more than
+        once.
+    verdicts : array-like of shape (m,)
+        Boolean (or 0/1) verdicts; a masked entry of a
+        :class:`numpy.ma.MaskedArray`, or NaN, is a pair left unjudged.
+    transitivity_max_n : int, default=3000
+        Count transitivity violations only for at most this many texts
+        (above it they are reported as ``None`` with a note).
+
+    Returns
+    -------
+    dict
+        ``{"symmetry": {"pairs_judged_both_orders": int, "violations": int},
+        "transitivity": {"violations": int, "paths": int}}``, ready for
+        JSON.  Symmetry: unordered pairs judged in both orders whose mean
+        verdicts in the two orders differ.  Transitivity: ordered triples of
+        distinct ``(i, j, k)`` with ``i ~ j`` and ``j ~ k`` judged TRUE and
+        ``i ~ k`` judged FALSE, counted from both ends of each open path as
+        :func:`count_violations` does; ``paths`` counts the triples with
+        ``i ~ j`` and ``j ~ k`` TRUE.  A pair is TRUE where most of its
+        verdicts (both orders pooled) say so, FALSE where most say not;
+        pairs never judged, or judged both ways equally often, are neither.
+
+    Raises
+    ------
+    ValueError
+        For ``n < 1``, pairs that are not an ``(m, 2)`` array of indices
+        into the texts, verdicts that are not one per pair, or
+        ``transitivity_max_n < 0``.
+
+    Examples
+    --------
+    Texts 0 ~ 1 and 1 ~ 2 judged TRUE and 0 ~ 2 FALSE: one open path, counted
+    from both ends; and 1 ~ 0 judged FALSE the other way round:
+
+    >>> rep = relation_report(3, [[0, 1], [1, 2], [0, 2], [1, 0]], [True, True, False, False])
+    >>> rep["symmetry"], rep["transitivity"]
+    ({'pairs_judged_both_orders': 1, 'violations': 1}, {'violations': 0, 'paths': 0})
+    >>> relation_report(3, [[0, 1], [1, 2], [0, 2]], [True, True, False])["transitivity"]
+    {'violations': 2, 'paths': 2}
+    """
+    n = check_int(n, "n", low=1)
+    P = check_pairs(pairs, n)
+    v, judged = split_verdicts(verdicts, P.shape[0])
+    transitivity_max_n = check_int(transitivity_max_n, "transitivity_max_n", low=0)
+    P, v = P[judged], v[judged]
+    off = P[:, 0] != P[:, 1]
+    P, v = P[off], v[off]
+    report = {"symmetry": _symmetry_counts(n, P, v)}
+    if n > transitivity_max_n:
+        report["transitivity"] = {"violations": None, "paths": None,
+                                  "note": f"skipped for more than {transitivity_max_n} texts"}
+    else:
+        report["transitivity"] = _transitivity_counts(n, P, v)
+    return report
+
+
+def _mean_by_key(keys: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct ``keys`` (sorted) and the mean of ``v`` over each."""
+    ukeys, inv = np.unique(keys, return_inverse=True)
+    mean = np.bincount(inv, weights=v, minlength=ukeys.size) / np.maximum(np.bincount(inv, minlength=ukeys.size), 1)
+    return ukeys, mean
+
+
+def _symmetry_counts(n: int, P: np.ndarray, v: np.ndarray) -> dict:
+    """Unordered pairs judged in both orders, and those whose two orders' mean verdicts differ."""
+    keys, mean = _mean_by_key(P[:, 0] * n + P[:, 1], v)  # the mean verdict of each ordered pair
+    if not keys.size:
+        return {"pairs_judged_both_orders": 0, "violations": 0}
+    i, j = np.divmod(keys, n)
+    back = np.minimum(np.searchsorted(keys, j * n + i), keys.size - 1)
+    both = (i < j) & (keys[back] == j * n + i)
+    return {"pairs_judged_both_orders": int(both.sum()), "violations": int((both & (mean != mean[back])).sum())}
+
+
+def _transitivity_counts(n: int, P: np.ndarray, v: np.ndarray) -> dict:
+    """Open paths i ~ j ~ k (both TRUE) whose i ~ k is FALSE, and all such paths, on the pooled verdicts."""
+    lo, hi = np.minimum(P[:, 0], P[:, 1]), np.maximum(P[:, 0], P[:, 1])
+    ukeys, umean = _mean_by_key(lo * n + hi, v)
+    a, b = np.divmod(ukeys, n)
+
+    def symmetric(mask):
+        r, c = np.concatenate([a[mask], b[mask]]), np.concatenate([b[mask], a[mask]])
+        return sp.csr_array((np.ones(r.size, dtype=np.int64), (r, c)), shape=(n, n))
+
+    T, F = symmetric(umean > 0.5), symmetric(umean < 0.5)
+    two = (T @ T).tocsr()
+    two.setdiag(0)
+    two.eliminate_zeros()
+    return {"violations": int(two.multiply(F).sum()), "paths": int(two.sum())}

@@ -187,17 +187,17 @@ def test_sparse_core_route_equals_the_dense_route():
 
 def test_all_pairs_refuses_with_an_estimate_before_allocating(monkeypatch):
     """40,000 texts, all pairs: 799,980,000 pairs; refused with the memory estimate (was a MemoryError)."""
-    monkeypatch.setattr(graph, "_available_memory", lambda: 4 * 2**30)
+    monkeypatch.setattr(graph, "available_memory", lambda: 4 * 2**30)
     with pytest.raises(ValueError, match=r"799,980,000 pairs.*about 26\.8 GiB.*4\.0 GiB of memory available"):
         all_pairs(40_000)
     with pytest.raises(ValueError, match="799,980,000 pairs"):
         graph.judge_graph(OracleJudge(np.zeros(40_000, dtype=int)), [str(i) for i in range(40_000)])
     assert all_pairs(3000).shape == (3000 * 2999 // 2, 2)  # 4.5 million pairs fit
-    assert graph._available_memory() == 4 * 2**30
+    assert graph.available_memory() == 4 * 2**30
 
 
 def test_available_memory_is_read():
-    free = graph._available_memory()
+    free = graph.available_memory()
     assert free is None or free > 0
 
 

@@ -729,10 +729,10 @@ def test_integral_labels_are_one_value_and_an_undefined_p_is_null(tmp_path):
 
 
 def test_a_huge_all_pairs_design_is_refused_up_front_with_the_estimate(tmp_path, capsys, monkeypatch):
-    import semvar.cli as cli_module
+    import semvar.graph as graph_module
 
     write_texts(tmp_path / "texts.jsonl", [f"text {i}" for i in range(40_000)])
-    monkeypatch.setattr(cli_module, "_available_memory", lambda: 8 * 2**30)
+    monkeypatch.setattr(graph_module, "available_memory", lambda: 8 * 2**30)
     with SimulatedEndpoint({"x": 0}) as ep:
         assert cli(tmp_path, ep.base_url, "--k", "2") == 2
         assert ep.n_requests == 0

@@ -10,8 +10,10 @@ quick mode uses fewer seeds or a coarser grid and must reach the same status.
 from __future__ import annotations
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from ..experiments.budget import BUDGET_JUDGES, PROPORTIONS, greedy_order_study, run_random
+from ..pair_budget import budget_snr
 from ..papers import PAPER_TABLE2
 from . import Outcome, claim, shared
 from ._outcome import decide
@@ -21,8 +23,6 @@ GPT = PAPER_TABLE2["GPT"]
 
 
 def _one_thread():
-    from threadpoolctl import threadpool_limits
-
     return threadpool_limits(1)
 
 
@@ -82,8 +82,6 @@ def _sparse_design(quick: bool) -> Outcome:
     kind="finding",
 )
 def _law(quick: bool) -> Outcome:
-    from ..graph import budget_snr
-
     sizes = (500, 1000) if quick else (500, 1000, 2000)
     seeds = range(3 if quick else 5)
     grid = (2, 4, 8, 16, 32, 64, 128)

@@ -22,11 +22,15 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from sklearn.metrics import adjusted_rand_score
+from threadpoolctl import threadpool_limits
+from tqdm.auto import tqdm
 
 from .._validation import check_array, check_int, check_random_state
 from ..data import result_path
@@ -62,7 +66,7 @@ SWEEP_FILE = "budget_sweep.csv"
 GREEDY_ORDER_FILE = "budget_greedy_order.csv"
 
 
-def sizes_for(n: int, proportions=PROPORTIONS) -> list[int]:
+def sizes_for(n: int, proportions: Sequence[float] = PROPORTIONS) -> list[int]:
     """Block sizes ``round(pi_k n)`` with the remainder in the last block.
 
     >>> sizes_for(1000)
@@ -93,13 +97,13 @@ class FrozenJudge:
     [True, False]
     """
 
-    def __init__(self, verdicts):
+    def __init__(self, verdicts: ArrayLike) -> None:
         V = check_array(verdicts, "verdicts", ndim=2)
         if V.shape[0] != V.shape[1] or not np.array_equal(V, V.T):
             raise ValueError(f"verdicts must be a symmetric square matrix, got shape {V.shape}")
         self._V = V.astype(bool)
 
-    def pairs(self, texts, pairs) -> np.ndarray:
+    def pairs(self, texts: Sequence[str], pairs: np.ndarray) -> np.ndarray:
         P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         if len(texts) != self._V.shape[0]:
             raise ValueError(f"this judge knows {self._V.shape[0]} texts but was given {len(texts)}")
@@ -110,7 +114,8 @@ def _texts(n):
     return [f"text {i}" for i in range(n)]
 
 
-def run_random(n, p, q, s, seed, *, methods=METHODS, proportions=PROPORTIONS) -> list[dict]:
+def run_random(n: int, p: float, q: float, s: int, seed: int, *, methods: Sequence[str] = METHODS,
+               proportions: Sequence[float] = PROPORTIONS) -> list[dict]:
     """One random design: judge a fraction ``s`` of pairs, cluster with each method.
 
     Returns one row per method: calls, fraction, entropy error, ARI.
@@ -139,7 +144,7 @@ def run_random(n, p, q, s, seed, *, methods=METHODS, proportions=PROPORTIONS) ->
     return rows
 
 
-def run_greedy(n, p, q, seed, *, proportions=PROPORTIONS) -> dict:
+def run_greedy(n: int, p: float, q: float, seed: int, *, proportions: Sequence[float] = PROPORTIONS) -> dict:
     """One greedy design in a random order; its clusters are its answer."""
     labels = block_labels(sizes_for(n, proportions))
     rng = check_random_state(seed)
@@ -156,7 +161,8 @@ def run_greedy(n, p, q, seed, *, proportions=PROPORTIONS) -> dict:
     )
 
 
-def greedy_order_study(n, p, q, n_orders, *, seed=0, proportions=PROPORTIONS) -> pd.DataFrame:
+def greedy_order_study(n: int, p: float, q: float, n_orders: int, *, seed: int = 0,
+                       proportions: Sequence[float] = PROPORTIONS) -> pd.DataFrame:
     """Freeze one noisy judge's verdicts on all pairs; run the greedy design in ``n_orders`` orders.
 
     Returns one row per order: the greedy entropy, its error, the number of
@@ -192,14 +198,12 @@ def _settings(sizes, per_text, quick):
                 yield n, s, seed
 
 
-def main(argv=None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m semvar.experiments.budget", description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None, help="output folder (default: the project's data/)")
     ap.add_argument("--quick", action="store_true", help="two seeds, n <= 1000 (a smoke run)")
     ap.add_argument("--no-progress", action="store_true")
     args = ap.parse_args(argv)
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(1):  # one BLAS thread: many small problems, shared cores
         _run(args)
 
@@ -208,8 +212,6 @@ def _run(args) -> None:
     sizes = [n for n in SIZES if n <= 1000] if args.quick else list(SIZES)
     todo = [(name, n, s, seed) for name in BUDGET_JUDGES for (n, s, seed) in _settings(sizes, PER_TEXT, args.quick)]
     if not args.no_progress:
-        from tqdm.auto import tqdm
-
         todo = tqdm(todo, desc="budget sweep")
     rows = []
     for name, n, s, seed in todo:

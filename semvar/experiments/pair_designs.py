@@ -53,15 +53,19 @@ calls, share, k_ref, k_hat, h_ref, h_hat, err``), about a minute.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import warnings
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from joblib import Parallel, delayed
+from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
-from ..data import result_path
+from ..data import load_uq_nlg, result_path
 from ..entropy import empirical_entropy
 from ..graph import (
     block_labels,
@@ -73,6 +77,8 @@ from ..graph import (
 )
 from ..judges import SBMJudge
 from ..pipeline import graph_entropy
+from .budget import FrozenJudge
+from .regime import COSINES_FILE, judge_matrices
 from .select_k_small import JUDGES, PARTITIONS, cell_sizes
 
 __all__ = ["RESULT_FILE", "REAL_FILE", "REAL_JUDGES", "REAL_DESIGNS", "real_study", "NS", "SWEEP_JUDGES", "REPS", "SHARES", "PER_TEXT", "DESIGNS", "SEED", "COLUMNS",
@@ -125,7 +131,7 @@ def _auto_labels(A, n: int, seed) -> np.ndarray:
 
 
 def run_design(design: str, estimator: str, params: dict, labels: np.ndarray, p: float, q: float,
-               seed_seq) -> tuple[int, np.ndarray]:
+               seed_seq: np.random.SeedSequence) -> tuple[int, np.ndarray]:
     """Judge calls and estimated labels of one design on one simulated judge."""
     n = labels.shape[0]
     texts = [f"text {i}" for i in range(n)]
@@ -152,7 +158,7 @@ def run_design(design: str, estimator: str, params: dict, labels: np.ndarray, p:
     raise ValueError(f"unknown design {design!r}")
 
 
-def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq) -> list[tuple]:
+def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq: np.random.SeedSequence) -> list[tuple]:
     """Rows of one cell: ``reps`` graphs, every design of :data:`DESIGNS`."""
     p, q = JUDGES[judge]
     sizes = cell_sizes(n, PARTITIONS[partition])
@@ -179,14 +185,13 @@ def _cells(ns, judges, partitions):
 
 
 def _quiet(task):
-    from threadpoolctl import threadpool_limits
-
     with threadpool_limits(limits=1):
         return task[:3], run_cell(*task)
 
 
-def run_study(*, ns=NS, judges=None, partitions=None, reps=None, n_jobs: int = 1, seed: int = SEED,
-              skip=(), progress: bool = True) -> pd.DataFrame:
+def run_study(*, ns: Sequence[int] = NS, judges: Sequence[str] | None = None,
+              partitions: Sequence[str] | None = None, reps: int | None = None, n_jobs: int = 1,
+              seed: int = SEED, skip: Collection[tuple] = (), progress: bool = True) -> pd.DataFrame:
     """Every cell's rows (the finished cells are kept on Ctrl-C); ``skip`` lists ``(n, judge, partition)`` to leave out."""
     judges = list(SWEEP_JUDGES) if judges is None else list(judges)
     partitions = list(PARTITIONS) if partitions is None else list(partitions)
@@ -204,8 +209,6 @@ def run_study(*, ns=NS, judges=None, partitions=None, reps=None, n_jobs: int = 1
                 rows.extend(_quiet(task)[1])
                 bar.update()
         else:
-            from joblib import Parallel, delayed
-
             for _, cell_rows in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
                     delayed(_quiet)(t) for t in tasks):
                 rows.extend(cell_rows)
@@ -218,7 +221,7 @@ def run_study(*, ns=NS, judges=None, partitions=None, reps=None, n_jobs: int = 1
     return df.sort_values(["n", "judge", "partition", "rep"], kind="stable").reset_index(drop=True)
 
 
-def frontier(df: pd.DataFrame, by=("n",)) -> pd.DataFrame:
+def frontier(df: pd.DataFrame, by: Sequence[str] = ("n",)) -> pd.DataFrame:
     """Mean share of pairs asked, K accuracy and mean entropy error of each design, grouped by ``by``."""
     d = df.assign(correct=lambda x: x.k_hat == x.k_true,
                   variant=lambda x: x.design + "/" + x.estimator + x.extra.map(lambda r: "" if np.isnan(r) else f"/r={r:g}")
@@ -254,16 +257,13 @@ def _real_design(design, estimator, params, judge, texts, seed):
     return r.calls, r.expand(lab)
 
 
-def real_study(*, judges=REAL_JUDGES, seed: int = SEED, progress: bool = True, data_dir=None,
+def real_study(*, judges: Sequence[str] = REAL_JUDGES, seed: int = SEED, progress: bool = True,
+               data_dir: str | os.PathLike | None = None,
                questions: int | None = None) -> pd.DataFrame:
     """Every design of :data:`REAL_DESIGNS` on the regime chapter's real samples (see the module docstring).
 
     ``questions`` limits the study to the first questions (a smoke run).
     """
-    from ..data import load_uq_nlg
-    from .budget import FrozenJudge
-    from .regime import COSINES_FILE, judge_matrices
-
     frame = load_uq_nlg(data_dir, progress=progress)
     stored = np.load(result_path(COSINES_FILE))
     if not np.array_equal(stored["ids"].astype(str), frame["id"].to_numpy().astype(str)):
@@ -294,7 +294,7 @@ def real_study(*, judges=REAL_JUDGES, seed: int = SEED, progress: bool = True, d
                                        "k_hat", "h_ref", "h_hat", "err"])
 
 
-def main(argv=None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m semvar.experiments.pair_designs", description=__doc__.splitlines()[0])
     ap.add_argument("--n-jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--quick", action="store_true", help="two graphs per cell, GPT-like judge only (a smoke run)")
