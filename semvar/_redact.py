@@ -57,7 +57,7 @@ def _redact_secret(text: str, secret: str, fragment: int) -> str:
     return "".join(out)
 
 
-def redact(text, *secrets: str | None, fragment: int = FRAGMENT, urls: bool = True) -> str:
+def redact(text: str, *secrets: str | None, fragment: int = FRAGMENT, urls: bool = True) -> str:
     """``text`` with secrets, URL user information and query values replaced by ``***``.
 
     Parameters

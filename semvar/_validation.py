@@ -16,9 +16,14 @@ caller may catch either.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Iterable
 
 import numpy as np
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
+
+#: what ``random_state`` accepts everywhere: None, a seed, a SeedSequence or a Generator
+RandomStateLike = int | np.integer | np.random.SeedSequence | np.random.Generator | None
 
 __all__ = [
     "InvalidParameterError",
@@ -36,6 +41,7 @@ __all__ = [
     "check_int",
     "check_real",
     "check_texts",
+    "check_string",
     "check_pairs",
     "split_verdicts",
     "show",
@@ -45,7 +51,7 @@ __all__ = [
 ]
 
 
-def show(value, limit: int = 60) -> str:
+def show(value: object, limit: int = 60) -> str:
     text = repr(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
@@ -69,7 +75,7 @@ def check_bool(value: object, name: str) -> bool:
     raise InvalidParameterError(f"{name} must be True or False, got {show(value)}")
 
 
-def check_option(value: object, name: str, options) -> str:
+def check_option(value: object, name: str, options: Iterable[str]) -> str:
     """Check that ``value`` is one of the strings in ``options``.
 
     >>> check_option("ncv", "method", ("ncv", "ecv"))
@@ -94,7 +100,7 @@ def check_judge(judge: object, name: str = "judge") -> object:
     return judge
 
 
-def check_random_state(random_state) -> np.random.Generator:
+def check_random_state(random_state: RandomStateLike) -> np.random.Generator:
     """Turn ``None``, an int or a :class:`numpy.random.Generator` into a Generator.
 
     >>> check_random_state(0).integers(10) == check_random_state(0).integers(10)
@@ -116,7 +122,7 @@ def check_random_state(random_state) -> np.random.Generator:
     )
 
 
-def check_int(value, name: str, *, low=None, high=None) -> int:
+def check_int(value: object, name: str, *, low: int | None = None, high: int | None = None) -> int:
     """Check that ``value`` is an integer in ``[low, high]`` (either end optional)."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
         if isinstance(value, (float, np.floating)) and float(value).is_integer():
@@ -133,7 +139,10 @@ def check_int(value, name: str, *, low=None, high=None) -> int:
     return value
 
 
-def check_real(value, name: str, *, low=None, high=None, low_open=False, high_open=False) -> float:
+def check_real(
+    value: object, name: str, *, low: float | None = None, high: float | None = None,
+    low_open: bool = False, high_open: bool = False,
+) -> float:
     """Check that ``value`` is a finite real number in the given interval."""
     if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
         raise ValueError(f"{name} must be a real number, got {show(value)}")
@@ -151,17 +160,17 @@ def check_real(value, name: str, *, low=None, high=None, low_open=False, high_op
     return value
 
 
-def check_probability(value, name: str, *, low_open=False, high_open=False) -> float:
+def check_probability(value: object, name: str, *, low_open: bool = False, high_open: bool = False) -> float:
     """Check that ``value`` is a probability in [0, 1] (optionally open at either end)."""
     return check_real(value, name, low=0.0, high=1.0, low_open=low_open, high_open=high_open)
 
 
 def check_array(
-    x,
+    x: ArrayLike,
     name: str,
     *,
     ndim: int | None = None,
-    dtype=float,
+    dtype: type | np.dtype = float,
     finite: bool = True,
     min_rows: int = 0,
     nonnegative: bool = False,
@@ -236,7 +245,7 @@ def _sparse_asymmetry(mat, band: int | None = None) -> float:
     return worst
 
 
-def check_adjacency(adjacency, name: str = "adjacency", *, atol: float = 1e-10):
+def check_adjacency(adjacency: ArrayLike, name: str = "adjacency", *, atol: float = 1e-10) -> np.ndarray | sp.csr_array:
     """Check a weighted undirected graph given as a dense array or a scipy sparse matrix.
 
     Returns a float ``scipy.sparse.csr_array`` when the input was sparse and a
@@ -290,7 +299,7 @@ def _check_degrees(mat, name: str) -> None:
 LAPLACIANS = ("normalized", "unnormalized", "regularized", "centered")
 
 
-def check_laplacian(laplacian, *, tau=None, observed=None) -> str:
+def check_laplacian(laplacian: str, *, tau: float | None = None, observed: object = None) -> str:
     """Check the name of a spectral matrix and that ``tau`` / ``observed`` go with it."""
     if laplacian not in LAPLACIANS:
         raise ValueError(f"laplacian must be one of {LAPLACIANS}, got {show(laplacian)}")
@@ -301,7 +310,7 @@ def check_laplacian(laplacian, *, tau=None, observed=None) -> str:
     return laplacian
 
 
-def check_observed(observed, adjacency):
+def check_observed(observed: ArrayLike | None, adjacency: np.ndarray | sp.sparray) -> np.ndarray | sp.csr_array | None:
     """Check an observed-pair mask against a checked ``adjacency``; return it as a 0/1 float matrix.
 
     The mask must pass :func:`check_adjacency`, have the adjacency's shape and
@@ -327,7 +336,7 @@ def check_observed(observed, adjacency):
     return O
 
 
-def check_labels(labels, name: str = "labels", *, n: int | None = None) -> np.ndarray:
+def check_labels(labels: ArrayLike, name: str = "labels", *, n: int | None = None) -> np.ndarray:
     """Check a 1-D array of cluster labels (any hashable values) and return it as an ndarray."""
     arr = np.asarray(labels)
     if arr.ndim != 1:
@@ -341,12 +350,22 @@ def check_labels(labels, name: str = "labels", *, n: int | None = None) -> np.nd
     return arr
 
 
-def check_texts(texts, name: str = "texts") -> list[str]:
-    """Check a non-empty sequence of strings (not a single string) and return it as a list."""
+def check_texts(texts: Iterable[str], name: str = "texts", *, allow_empty: bool = False) -> list[str]:
+    """Check a sequence of strings (not a single string) and return it as a list.
+
+    It must not be empty unless ``allow_empty`` is true.
+
+    >>> check_texts(("a", "b"))
+    ['a', 'b']
+    >>> check_texts(["a", 3])
+    Traceback (most recent call last):
+    ...
+    ValueError: texts must all be strings; item 1 is int
+    """
     if isinstance(texts, str):
         raise ValueError(f"{name} must be a sequence of strings, got a single string")
     texts = list(texts)
-    if not texts:
+    if not texts and not allow_empty:
         raise ValueError(f"{name} must not be empty")
     bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
     if bad:
@@ -354,7 +373,22 @@ def check_texts(texts, name: str = "texts") -> list[str]:
     return texts
 
 
-def check_pairs(pairs, n: int) -> np.ndarray:
+def check_string(value: object, name: str) -> str:
+    """Check that ``value`` is a string (one text, not a sequence of them).
+
+    >>> check_string("Paris", "text")
+    'Paris'
+    >>> check_string(3, "text")
+    Traceback (most recent call last):
+    ...
+    semvar._validation.InvalidParameterError: text must be a string, got int
+    """
+    if isinstance(value, str):
+        return value
+    raise InvalidParameterError(f"{name} must be a string, got {type(value).__name__}")
+
+
+def check_pairs(pairs: ArrayLike, n: int) -> np.ndarray:
     arr = np.asarray(pairs)
     if arr.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
@@ -367,7 +401,7 @@ def check_pairs(pairs, n: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def split_verdicts(verdicts, m: int):
+def split_verdicts(verdicts: ArrayLike, m: int) -> tuple[np.ndarray, np.ndarray]:
     """Verdicts as floats and a mask of the judged ones.
 
     A masked entry of a :class:`numpy.ma.MaskedArray`, or a NaN, is unjudged.
@@ -383,7 +417,7 @@ def split_verdicts(verdicts, m: int):
     return v, judged
 
 
-def float_dtype(x):
+def float_dtype(x: np.ndarray) -> np.dtype:
     """``numpy.float32`` for a float32 array, else ``float``: float32 input keeps its precision.
 
     Used where the arithmetic of a reference implementation on float32 data is float32.
@@ -391,7 +425,7 @@ def float_dtype(x):
     return np.float32 if getattr(x, "dtype", None) == np.float32 else float
 
 
-def check_option_indices(y, name: str, n: int, n_options: int) -> np.ndarray:
+def check_option_indices(y: ArrayLike, name: str, n: int, n_options: int) -> np.ndarray:
     """Option indices ``0..n_options-1``, one per row: a 1-D integer array of length ``n``.
 
     Integer-valued floats are accepted; booleans, NaN and out-of-range indices are not.
@@ -418,7 +452,7 @@ def check_option_indices(y, name: str, n: int, n_options: int) -> np.ndarray:
     return arr
 
 
-def check_beta_params(a, b) -> tuple[float, float]:
+def check_beta_params(a: object, b: object) -> tuple[float, float]:
     """Positive, finite parameters ``(a, b)`` of a Beta law.
 
     >>> check_beta_params(2, 5)

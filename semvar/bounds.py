@@ -29,6 +29,7 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
 from ._validation import check_int, check_labels, check_real
@@ -78,7 +79,7 @@ class Bound:
         return float(self.value)
 
 
-def h(x) -> float:
+def h(x: float) -> float:
     """``h(x) = x + log x`` (Liu 2025, Lemma 3.1), for ``x >= 1``.
 
     >>> round(h(1.0), 6)
@@ -90,7 +91,7 @@ def h(x) -> float:
     return x + math.log(x)
 
 
-def miscluster_error(true_labels, est_labels) -> int:
+def miscluster_error(true_labels: ArrayLike, est_labels: ArrayLike) -> int:
     """The paper's ``M_error`` after the best matching of cluster labels.
 
     ``M_error = sum_i sum_j 1(g_ij != g_ij^true)`` counts entries of the
@@ -126,7 +127,7 @@ def miscluster_error(true_labels, est_labels) -> int:
 
 
 # ---------------------------------------------------------------------------- checks
-def _sizes(n, K, n_min, n_max=None):
+def _sizes(n: object, K: object, n_min: object, n_max: object = None) -> tuple[int, int, int, int | None]:
     n = check_int(n, "n", low=2)
     K = check_int(K, "K", low=1)
     if K > n:
@@ -143,7 +144,7 @@ def _sizes(n, K, n_min, n_max=None):
     return n, K, n_min, n_max
 
 
-def _c2(c2, n, K, n_min):
+def _c2(c2: object, n: int, K: int, n_min: int) -> float:
     c2 = check_real(c2, "c2", low=0.0, low_open=True)
     limit = 2 * K * n_min / n
     if c2 > limit * (1 + 1e-12):
@@ -152,7 +153,7 @@ def _c2(c2, n, K, n_min):
 
 
 # ---------------------------------------------------------------------------- section 3.1
-def lemma31(n, K, n_min, m_error, c2=None) -> Bound:
+def lemma31(n: int, K: int, n_min: int, m_error: int, c2: float | None = None) -> Bound:
     """Lemma 3.1: ``|E_hat - E_bar| <= h(2K / c2) M_error / n`` (deterministic).
 
     Parameters
@@ -196,7 +197,7 @@ def lemma31(n, K, n_min, m_error, c2=None) -> Bound:
     return Bound(value, 1.0, {"0 < c2 <= 1 (as printed)": c2 <= 1.0}, "Lemma 3.1")
 
 
-def theorem33(n, K, n_min, n_max, alpha_n, c2) -> Bound:
+def theorem33(n: int, K: int, n_min: int, n_max: int, alpha_n: float, c2: float) -> Bound:
     """Theorem 3.3 as printed: ``h(2K/c2) n_max / (4 c2^2 n_min^2 alpha_n K^2)`` w.p. ``>= 1 - 1/n``.
 
     Parameters
@@ -244,7 +245,10 @@ def theorem33(n, K, n_min, n_max, alpha_n, c2) -> Bound:
     return Bound(value, round(1 - 1 / n, 6), cond, "Theorem 3.3 (as printed)")
 
 
-def theorem33_corrected(n, K, n_min, n_max, alpha_n, lam, c, *, c2=None, epsilon=0.0) -> Bound:
+def theorem33_corrected(
+    n: int, K: int, n_min: int, n_max: int, alpha_n: float, lam: float, c: float, *, c2: float | None = None,
+    epsilon: float = 0.0,
+) -> Bound:
     """What the proof of Theorem 3.3 supports, with Lei & Rinaldo's constant ``c`` kept.
 
     ``|E_bar - E_hat| <= h(2K/c2) * 2 * (2 + eps) K n_max / (c n_min^2 lam^2 alpha_n)``
@@ -262,8 +266,8 @@ def theorem33_corrected(n, K, n_min, n_max, alpha_n, lam, c, *, c2=None, epsilon
         that paper proves to exist but does not evaluate.
     c2 : float, optional
         Defaults to ``2 K n_min / n``.
-    epsilon : float >= 0
-        k-means approximation factor (``1 + eps``).
+    epsilon : float, default=0.0
+        k-means approximation factor (``1 + eps``), ``>= 0``.
 
     Returns
     -------
@@ -301,7 +305,7 @@ def theorem33_corrected(n, K, n_min, n_max, alpha_n, lam, c, *, c2=None, epsilon
     return Bound(value, round(1 - 1 / n, 6), cond, "Theorem 3.3 (corrected)")
 
 
-def corollary331(n, K, c2, alpha) -> Bound:
+def corollary331(n: int, K: int, c2: float, alpha: float) -> Bound:
     """Corollary 3.3.1 as printed: ``h(2K/c2) / (c2^4 alpha n)`` w.p. ``>= 1 - 1/n``.
 
     Parameters
@@ -341,7 +345,7 @@ def corollary331(n, K, c2, alpha) -> Bound:
 
 
 # ---------------------------------------------------------------------------- section 3.2
-def lemma_a7(n, K) -> Bound:
+def lemma_a7(n: int, K: int) -> Bound:
     """Lemma A.7: ``sum_j |p_j - n_j/n| <= K sqrt(log(2Kn) / (2n))`` w.p. ``>= 1 - 1/n``.
 
     Hoeffding for each ``n_j ~ Binomial(n, p_j)`` and a union bound over ``j``.
@@ -356,14 +360,14 @@ def lemma_a7(n, K) -> Bound:
     return Bound(K * math.sqrt(math.log(2 * K * n) / (2 * n)), round(1 - 1 / n, 6), {}, "Lemma A.7")
 
 
-def _generator(n, K, p_min):
+def _generator(n: object, K: object, p_min: object) -> tuple[int, int, float]:
     n = check_int(n, "n", low=2)
     K = check_int(K, "K", low=1)
     p_min = check_real(p_min, "p_min", low=0.0, high=1.0 / K, low_open=True)
     return n, K, p_min
 
 
-def lemma_a8(n, K, p_min) -> Bound:
+def lemma_a8(n: int, K: int, p_min: float) -> Bound:
     """Lemma A.8: ``n_min >= (1 - delta) n p_min`` w.p. ``>= 1 - 1/n``, ``delta = sqrt(2 log(nK) / (n p_min))``.
 
     Returns the paper's ``c2 = 2 K (1 - delta) p_min`` as ``value``.
@@ -398,7 +402,7 @@ def lemma_a8(n, K, p_min) -> Bound:
     return Bound(c2, round(1 - 1 / n, 6), {"0 < c2 <= 1": c2 <= 1.0}, "Lemma A.8")
 
 
-def theorem34(n, K, p_min, *, alpha=None) -> Bound:
+def theorem34(n: int, K: int, p_min: float, *, alpha: float | None = None) -> Bound:
     """Theorem 3.4 as printed (eq. 10), w.p. ``>= 1 - 3/n``.
 
     ``h(1/p_min) K sqrt(log(2Kn)/(2n)) + h(1/(m p_min)) / (16 K^4 m^4 p_min^4 n)``,
@@ -440,7 +444,9 @@ def theorem34(n, K, p_min, *, alpha=None) -> Bound:
     return Bound(first + second, max(0.0, round(1 - 3 / n, 6)), dict(c2.conditions), "Theorem 3.4 (as printed)")
 
 
-def theorem34_corrected(n, K, p_min, alpha, lam, c, *, epsilon=0.0) -> Bound:
+def theorem34_corrected(
+    n: int, K: int, p_min: float, alpha: float, lam: float, c: float, *, epsilon: float = 0.0
+) -> Bound:
     """Theorem 3.4 with the corrected Theorem 3.3 (:func:`theorem33_corrected`) as its third step.
 
     ``h(1/p_min) K sqrt(log(2Kn)/(2n))`` (Lemmas A.6-A.7, valid) plus the

@@ -24,8 +24,9 @@ import re
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._validation import check_int, check_random_state
+from ._validation import RandomStateLike, check_int, check_random_state, check_string
 
 __all__ = ["HOBBIES", "TEMPLATES", "Corpus", "make_corpus", "realised_sizes", "parse_meaning", "parse_spellings"]
 
@@ -99,7 +100,7 @@ class Corpus:
         return len(self.texts)
 
 
-def _check_proportions(proportions) -> np.ndarray:
+def _check_proportions(proportions: ArrayLike) -> np.ndarray:
     try:
         w = np.asarray(proportions, dtype=float)
     except (TypeError, ValueError):
@@ -113,7 +114,7 @@ def _check_proportions(proportions) -> np.ndarray:
     return w / w.sum()
 
 
-def realised_sizes(n: int, proportions) -> np.ndarray:
+def realised_sizes(n: int, proportions: ArrayLike) -> np.ndarray:
     """Split ``n`` texts in the ratio ``proportions`` by largest remainders.
 
     Each meaning first gets ``floor(n * w_k)`` texts (``w`` normalised to sum
@@ -171,7 +172,9 @@ def _join(items: list[str]) -> str:
     return ", ".join(items[:-1]) + f", and {items[-1]}"
 
 
-def make_corpus(n: int, proportions, *, m: int = 2, n_hobbies: int = 10, random_state=None) -> Corpus:
+def make_corpus(
+    n: int, proportions: ArrayLike, *, m: int = 2, n_hobbies: int = 10, random_state: RandomStateLike = None
+) -> Corpus:
     """Generate ``n`` hobby texts whose meanings occur in the ratio ``proportions``.
 
     Parameters
@@ -181,11 +184,11 @@ def make_corpus(n: int, proportions, *, m: int = 2, n_hobbies: int = 10, random_
     proportions : sequence of positive float
         Relative size of each meaning, e.g. ``(0.2, 0.3, 0.5)``; rounded to whole
         texts by :func:`realised_sizes` (largest remainders), so sizes sum to ``n``.
-    m : int
+    m : int, default=2
         Hobbies per text (the paper's ``M``), ``1 <= m <= n_hobbies``.
-    n_hobbies : int
+    n_hobbies : int, default=10
         How many hobbies of :data:`HOBBIES` to draw from (the paper's ``N``), 1..10.
-    random_state : None, int or numpy.random.Generator
+    random_state : None, int or numpy.random.Generator, default=None
 
     Returns
     -------
@@ -265,8 +268,7 @@ def parse_meaning(text: str) -> frozenset[str]:
     >>> sorted(parse_meaning("John's hobbies are biking and spelunking."))
     ['caving', 'cycling']
     """
-    if not isinstance(text, str):
-        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    check_string(text, "text")
     return frozenset(name for name, pat in _PATTERNS if pat.search(text))
 
 
@@ -286,6 +288,5 @@ def parse_spellings(text: str) -> frozenset[str]:
     >>> sorted(parse_spellings("John's hobbies are biking and spelunking."))
     ['biking', 'spelunking']
     """
-    if not isinstance(text, str):
-        raise ValueError(f"text must be a string, got {type(text).__name__}")
+    check_string(text, "text")
     return frozenset(s for s, pat in _SPELLINGS if pat.search(text))

@@ -14,13 +14,14 @@ but numpy; the spectral route from a judged graph to the labels is
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import check_labels
 
 __all__ = ["empirical_entropy", "entropy_from_counts"]
 
 
-def entropy_from_counts(counts) -> float:
+def entropy_from_counts(counts: ArrayLike) -> float:
     """Entropy (nats) of the distribution proportional to non-negative ``counts``.
 
     Parameters
@@ -62,7 +63,7 @@ def entropy_from_counts(counts) -> float:
     return float(-(prop * np.log(prop)).sum()) + 0.0  # + 0.0: one cluster gives 0.0, not -0.0
 
 
-def empirical_entropy(labels) -> float:
+def empirical_entropy(labels: ArrayLike) -> float:
     """Plug-in entropy (nats) of the cluster sizes given by ``labels`` (Liu 2025, eq. 5).
 
     Parameters

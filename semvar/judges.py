@@ -14,41 +14,45 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from ._validation import (
+    RandomStateLike,
     check_array,
     check_labels,
     check_pairs,
     check_probability,
     check_random_state,
     check_real,
+    check_string,
     check_texts,
     split_verdicts,
 )
 
 _WORD = re.compile(r"\w+")
 
-__all__ = ["Judge", "OracleJudge", "SBMJudge", "BlockJudge", "HardTextJudge", "EmbeddingJudge", "LexicalJudge", "ExactMatchJudge", "RougeJudge", "PQEstimate", "estimate_pq",
-           "normalize_answer", "rouge_l"]
+__all__ = ["Judge", "OracleJudge", "SBMJudge", "BlockJudge", "HardTextJudge", "EmbeddingJudge", "LexicalJudge",
+           "ExactMatchJudge", "RougeJudge", "PQEstimate", "estimate_pq", "normalize_answer", "rouge_l", "word_tokens",
+           "rouge_l_tokens"]
 
 
 @runtime_checkable
 class Judge(Protocol):
     """The judge protocol: ``pairs(texts, pairs) -> bool array of shape (m,)``."""
 
-    def pairs(self, texts: Sequence[str], pairs: np.ndarray) -> np.ndarray:  # pragma: no cover - protocol
+    def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:  # pragma: no cover - protocol
         ...
 
 
 class _LabelledJudge:
-    def __init__(self, labels):
+    def __init__(self, labels: ArrayLike):
         self.labels = check_labels(labels)
 
-    def _same(self, texts, pairs) -> np.ndarray:
+    def _same(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         n = len(texts)
         if n != self.labels.shape[0]:
             raise ValueError(
@@ -72,7 +76,7 @@ class OracleJudge(_LabelledJudge):
     [True, False]
     """
 
-    def pairs(self, texts, pairs) -> np.ndarray:
+    def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         return self._same(texts, pairs)
 
 
@@ -98,13 +102,13 @@ class SBMJudge(_LabelledJudge):
     [True, False]
     """
 
-    def __init__(self, labels, p: float, q: float, *, random_state=None):
+    def __init__(self, labels: ArrayLike, p: float, q: float, *, random_state: RandomStateLike = None):
         super().__init__(labels)
         self.p = check_probability(p, "p")
         self.q = check_probability(q, "q")
         self._rng = check_random_state(random_state)
 
-    def pairs(self, texts, pairs) -> np.ndarray:
+    def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         same = self._same(texts, pairs)
         prob = np.where(same, self.p, self.q)
         return self._rng.random(same.shape[0]) < prob
@@ -133,7 +137,7 @@ class BlockJudge(_LabelledJudge):
     [True, False]
     """
 
-    def __init__(self, labels, B, *, random_state=None):
+    def __init__(self, labels: ArrayLike, B: ArrayLike, *, random_state: RandomStateLike = None):
         super().__init__(labels)
         lab = np.asarray(self.labels)
         if not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0:
@@ -149,7 +153,7 @@ class BlockJudge(_LabelledJudge):
         self.B = B
         self._rng = check_random_state(random_state)
 
-    def pairs(self, texts, pairs) -> np.ndarray:
+    def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         self._same(texts, pairs)  # validates
         P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         prob = self.B[self.labels[P[:, 0]], self.labels[P[:, 1]]]
@@ -188,7 +192,10 @@ class HardTextJudge(_LabelledJudge):
     [True, True]
     """
 
-    def __init__(self, labels, p: float, q: float, *, hard_fraction: float, p_hard: float | None = None, random_state=None):
+    def __init__(
+        self, labels: ArrayLike, p: float, q: float, *, hard_fraction: float, p_hard: float | None = None,
+        random_state: RandomStateLike = None,
+    ):
         super().__init__(labels)
         self.p = check_probability(p, "p")
         self.q = check_probability(q, "q")
@@ -221,7 +228,7 @@ class HardTextJudge(_LabelledJudge):
             )
         return float(p)
 
-    def pairs(self, texts, pairs) -> np.ndarray:
+    def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         same = self._same(texts, pairs)
         P = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         hard = self.hard[P[:, 0]] | self.hard[P[:, 1]] if P.shape[0] else np.zeros(0, bool)
@@ -259,7 +266,10 @@ class EmbeddingJudge:
     [True, False]
     """
 
-    def __init__(self, threshold: float = 0.8, model: str | None = None, *, encode=None):
+    def __init__(
+        self, threshold: float = 0.8, model: str | None = None, *,
+        encode: Callable[[list[str]], ArrayLike] | None = None,
+    ):
         self.threshold = check_real(threshold, "threshold", low=-1.0, high=1.0)
         if model is not None and not isinstance(model, str):
             raise ValueError(f"model must be None or a model name/path string, got {type(model).__name__}")
@@ -275,7 +285,7 @@ class EmbeddingJudge:
         other._cache = self._cache
         return other
 
-    def embeddings(self, texts) -> np.ndarray:
+    def embeddings(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length embeddings of ``texts`` (each distinct text embedded once per instance)."""
         texts = check_texts(texts)
         todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
@@ -296,7 +306,7 @@ class EmbeddingJudge:
                 self._cache[t] = u
         return np.stack([self._cache[t] for t in texts])
 
-    def cosine(self, texts, pairs) -> np.ndarray:
+    def cosine(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """Cosine similarity of the embeddings of each pair, shape ``(m,)``."""
         texts = list(texts) if not isinstance(texts, str) else texts
         P = check_pairs(pairs, len(texts))
@@ -305,7 +315,7 @@ class EmbeddingJudge:
         U = self.embeddings(texts)
         return np.einsum("ij,ij->i", U[P[:, 0]], U[P[:, 1]])
 
-    def pairs(self, texts, pairs) -> np.ndarray:
+    def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """Verdicts ``cosine >= threshold`` for each pair."""
         return self.cosine(texts, pairs) >= self.threshold
 
@@ -353,7 +363,7 @@ class LexicalJudge:
             self._cache[text] = got
         return got
 
-    def score(self, texts, pairs) -> np.ndarray:
+    def score(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """Jaccard index of the token sets of each pair, shape ``(m,)``."""
         texts = check_texts(texts)
         P = check_pairs(pairs, len(texts))
@@ -365,7 +375,7 @@ class LexicalJudge:
             out[k] = len(a & b) / union if union else 1.0
         return out
 
-    def pairs(self, texts, pairs) -> np.ndarray:
+    def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """Verdicts ``jaccard >= threshold`` for each pair."""
         return self.score(texts, pairs) >= self.threshold
 
@@ -395,14 +405,14 @@ class PQEstimate:
         self.p = self.true_same / self.n_same if self.n_same else float("nan")
         self.q = self.true_diff / self.n_diff if self.n_diff else float("nan")
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[float]:
         yield self.p
         yield self.q
 
     def __len__(self) -> int:
         return 2
 
-    def __getitem__(self, i):
+    def __getitem__(self, i: int) -> float:
         return (self.p, self.q)[i]
 
     def standard_errors(self) -> tuple[float, float]:
@@ -422,7 +432,7 @@ class PQEstimate:
         )
 
 
-def estimate_pq(verdicts, labels, pairs) -> PQEstimate:
+def estimate_pq(verdicts: ArrayLike, labels: ArrayLike, pairs: ArrayLike) -> PQEstimate:
     """Estimate a judge's ``p`` and ``q`` (Liu 2025, eqs. 3-4; Table 2) from labelled pairs.
 
     Parameters
@@ -463,7 +473,7 @@ def estimate_pq(verdicts, labels, pairs) -> PQEstimate:
     return PQEstimate(v[s].sum(), s.sum(), v[d].sum(), d.sum())
 
 
-def __getattr__(name):
+def __getattr__(name: str) -> type:
     # the HTTP judge lives in its own package (it carries a client and a cache); importing it only when
     # asked for keeps ``import semvar.judges`` free of HTTP and SQLite
     if name == "LLMJudge":
@@ -511,9 +521,7 @@ def normalize_answer(text: str) -> str:
     >>> normalize_answer("An apple") == normalize_answer("apple.")
     True
     """
-    if not isinstance(text, str):
-        raise ValueError(f"text must be a string, got {type(text).__name__}")
-    return _normalize(text)
+    return _normalize(check_string(text, "text"))
 
 
 def _normalize(text: str) -> str:
@@ -521,8 +529,33 @@ def _normalize(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", text).split())
 
 
+def word_tokens(text: str) -> list[str]:
+    """The lower-cased word tokens of a text, in order: its maximal runs of ``\\w`` (letters, digits, underscore).
+
+    These are the tokens of :func:`rouge_l` and :class:`RougeJudge`; :class:`LexicalJudge` uses their set.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        If ``text`` is not a string.
+
+    Examples
+    --------
+    >>> word_tokens("The cat -- it's on the mat!")
+    ['the', 'cat', 'it', 's', 'on', 'the', 'mat']
+    """
+    return _words(check_string(text, "text"))
+
+
 def _words(text: str) -> list[str]:
-    """Lower-cased word tokens (maximal runs of ``\\w``) in order."""
     return _WORD.findall(text.lower())
 
 
@@ -539,7 +572,36 @@ def _lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
     return prev[-1]
 
 
-def _rouge_l(a: list[str], b: list[str]) -> float:
+def rouge_l_tokens(a: Sequence[str], b: Sequence[str]) -> float:
+    """ROUGE-L F-measure of two token sequences: ``2 LCS(a, b) / (|a| + |b|)`` (Lin 2004).
+
+    :func:`rouge_l` applied to texts already split by :func:`word_tokens`, for a
+    caller that compares each text with many others and splits it once.
+
+    Parameters
+    ----------
+    a, b : sequence of str
+        The two token sequences (not single strings).
+
+    Returns
+    -------
+    float in [0, 1]
+        1 for two empty sequences, 0 for one empty and one non-empty.
+
+    Raises
+    ------
+    ValueError
+        If ``a`` or ``b`` is a single string or holds something other than strings.
+
+    Examples
+    --------
+    >>> rouge_l_tokens(["the", "cat", "sat"], ["the", "cat"])
+    0.8
+    """
+    return _rouge_l(check_texts(a, "a", allow_empty=True), check_texts(b, "b", allow_empty=True))
+
+
+def _rouge_l(a: Sequence[str], b: Sequence[str]) -> float:
     if not a and not b:
         return 1.0
     return 2.0 * _lcs_length(a, b) / (len(a) + len(b))
@@ -591,10 +653,7 @@ def rouge_l(a: str, b: str) -> float:
     >>> rouge_l("Paris", "London")
     0.0
     """
-    for name, value in (("a", a), ("b", b)):
-        if not isinstance(value, str):
-            raise ValueError(f"{name} must be a string, got {type(value).__name__}")
-    return _rouge_l(_words(a), _words(b))
+    return _rouge_l(_words(check_string(a, "a")), _words(check_string(b, "b")))
 
 
 class ExactMatchJudge:
@@ -620,7 +679,7 @@ class ExactMatchJudge:
             got = self._cache[text] = _normalize(text)
         return got
 
-    def pairs(self, texts, pairs) -> np.ndarray:
+    def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """Verdicts ``normalize_answer(t_i) == normalize_answer(t_j)`` for each pair."""
         texts = check_texts(texts)
         P = check_pairs(pairs, len(texts))
@@ -664,14 +723,14 @@ class RougeJudge:
             got = self._cache[text] = _words(text)
         return got
 
-    def score(self, texts, pairs) -> np.ndarray:
+    def score(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """ROUGE-L F-measure of each pair, shape ``(m,)``."""
         texts = check_texts(texts)
         P = check_pairs(pairs, len(texts))
         toks = [self.tokens(t) for t in texts]
         return np.array([_rouge_l(toks[i], toks[j]) for i, j in P], dtype=float)
 
-    def pairs(self, texts, pairs) -> np.ndarray:
+    def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """Verdicts ``rouge_l >= threshold`` for each pair."""
         return self.score(texts, pairs) >= self.threshold
 

@@ -59,16 +59,17 @@ the text counts as a meaning of its own.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg as la
 import scipy.sparse as sp
+from numpy.typing import ArrayLike
 
-from ._validation import check_array, check_random_state, check_real, check_texts, show
+from ._validation import RandomStateLike, check_array, check_option, check_random_state, check_real, check_texts, show
 from .entropy import empirical_entropy
-from .judges import _rouge_l, _words, rouge_l
+from .judges import rouge_l, rouge_l_tokens, word_tokens
 from .pipeline import graph_entropy
 from .similarity import self_similarity
 
@@ -99,7 +100,7 @@ _SYMMETRY_ATOL = 1e-8
 
 
 # --------------------------------------------------------------------------- checks
-def _as_square(x, name: str) -> np.ndarray:
+def _as_square(x: ArrayLike, name: str) -> np.ndarray:
     if sp.issparse(x):
         x = x.toarray()
     raw = np.asarray(x) if not isinstance(x, np.ndarray) else x
@@ -113,7 +114,7 @@ def _as_square(x, name: str) -> np.ndarray:
     return arr
 
 
-def _check_verdicts(verdicts, name: str = "verdicts") -> np.ndarray:
+def _check_verdicts(verdicts: ArrayLike, name: str = "verdicts") -> np.ndarray:
     """A square boolean matrix (any diagonal), from booleans or 0/1 numbers."""
     arr = _as_square(verdicts, name)
     bad = (arr != 0) & (arr != 1)
@@ -123,7 +124,7 @@ def _check_verdicts(verdicts, name: str = "verdicts") -> np.ndarray:
     return arr.astype(bool)
 
 
-def _check_similarity(W, name: str) -> np.ndarray:
+def _check_similarity(W: ArrayLike, name: str) -> np.ndarray:
     """A square symmetric float matrix with entries in [0, 1], its diagonal set to 1."""
     arr = _as_square(W, name)
     lo, hi = float(arr.min()), float(arr.max())
@@ -137,6 +138,30 @@ def _check_similarity(W, name: str) -> np.ndarray:
     out = (arr + arr.T) / 2.0
     np.fill_diagonal(out, 1.0)
     return out
+
+
+def _check_embeddings(embeddings: ArrayLike) -> np.ndarray:
+    """The embeddings as an array, checked as :func:`semvar.similarity.self_similarity` checks them."""
+    E = np.asarray(embeddings) if not isinstance(embeddings, np.ndarray) else embeddings
+    self_similarity(E)  # validates (ndim, rows, finiteness, zero rows)
+    return E
+
+
+def _check_lexical_texts(texts: Sequence[str]) -> list[str]:
+    """At least two texts (their pairs are averaged)."""
+    texts = check_texts(texts)
+    if len(texts) < 2:
+        raise ValueError(f"texts must hold at least two texts (pairs are averaged), got {len(texts)}")
+    return texts
+
+
+#: the check of each input a measure can need (:data:`NEEDS`), by its name
+_CHECKS: dict[str, Callable] = {
+    "verdicts": _check_verdicts,
+    "similarity": lambda W: _check_similarity(W, "similarity"),
+    "embeddings": _check_embeddings,
+    "texts": _check_lexical_texts,
+}
 
 
 def _bidirectional(V: np.ndarray) -> np.ndarray:
@@ -153,7 +178,7 @@ def _with_unit_diagonal(A: np.ndarray) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- greedy clusters
-def greedy_clusters(verdicts) -> np.ndarray:
+def greedy_clusters(verdicts: ArrayLike) -> np.ndarray:
     """Greedy bidirectional clusters of texts (Kuhn et al. 2023, Algorithm 1), in the order of the texts.
 
     Parameters
@@ -219,7 +244,7 @@ def _greedy(V: np.ndarray) -> np.ndarray:
     return labels
 
 
-def semantic_entropy(verdicts) -> float:
+def semantic_entropy(verdicts: ArrayLike) -> float:
     """Discrete semantic entropy (nats): the entropy of the greedy clusters' frequencies.
 
     Parameters
@@ -270,7 +295,7 @@ def _semantic_entropy(V: np.ndarray) -> float:
     return float(empirical_entropy(_greedy(V)))
 
 
-def num_semantic_sets(verdicts) -> int:
+def num_semantic_sets(verdicts: ArrayLike) -> int:
     """The number of greedy bidirectional clusters (NumSet).
 
     Parameters
@@ -306,7 +331,7 @@ def _num_sets(V: np.ndarray) -> int:
 
 
 # --------------------------------------------------------------------------- spectral entropy
-def spectral_entropy(verdicts, *, k="auto", random_state=0) -> float:
+def spectral_entropy(verdicts: ArrayLike, *, k: int | str = "auto", random_state: RandomStateLike = 0) -> float:
     """Semantic spectral entropy (Liu 2025, Algorithm 1) of the bidirectional graph of ``verdicts``.
 
     Parameters
@@ -314,10 +339,10 @@ def spectral_entropy(verdicts, *, k="auto", random_state=0) -> float:
     verdicts : array-like of bool or 0/1, shape (n, n), n >= 1
         As in :func:`greedy_clusters`; the graph is ``A_ij = verdicts[i, j]
         and verdicts[j, i]`` with a zero diagonal.
-    k : int or str, default "auto"
+    k : int or str, default="auto"
         Number of meanings or a rule of :data:`semvar.select_k.METHODS`;
         passed to :func:`semvar.pipeline.graph_entropy`.
-    random_state : None, int or numpy.random.Generator, default 0
+    random_state : None, int or numpy.random.Generator, default=0
         Seeds k-means and the rule.
 
     Returns
@@ -345,7 +370,7 @@ def spectral_entropy(verdicts, *, k="auto", random_state=0) -> float:
     return float(graph_entropy(A, k, random_state=random_state))
 
 
-def _spectral_entropy(V: np.ndarray, random_state=0) -> float:
+def _spectral_entropy(V: np.ndarray, random_state: RandomStateLike = 0) -> float:
     return float(graph_entropy(_bidirectional(V), "auto", random_state=random_state))
 
 
@@ -358,7 +383,7 @@ def _normalized_laplacian(W: np.ndarray) -> np.ndarray:
     return (L + L.T) / 2.0
 
 
-def eigv(W) -> float:
+def eigv(W: ArrayLike) -> float:
     """EigV: the sum of ``max(0, 1 - lambda_k)`` over the eigenvalues of the normalised Laplacian (Lin et al. 2024).
 
     Parameters
@@ -415,14 +440,14 @@ def _eigv(W: np.ndarray) -> float:
     return float(np.clip(1.0 - lam, 0.0, None).sum())
 
 
-def ecc(W, *, threshold: float = ECC_THRESHOLD) -> float:
+def ecc(W: ArrayLike, *, threshold: float = ECC_THRESHOLD) -> float:
     """Ecc: the eccentricity of the answers' spectral embedding (Lin et al. 2024).
 
     Parameters
     ----------
     W : array-like of shape (n, n), n >= 1
         As in :func:`eigv`.
-    threshold : float in (0, 2], default 0.9
+    threshold : float in (0, 2], default=0.9
         Keep the eigenvectors of the normalised Laplacian whose eigenvalue is
         below ``threshold`` (at least the one of eigenvalue 0 is always kept).
 
@@ -497,7 +522,7 @@ def _ecc(W: np.ndarray, threshold: float = ECC_THRESHOLD) -> float:
     return float(np.sqrt(np.einsum("ij,ij->", C, C)))
 
 
-def deg(W) -> float:
+def deg(W: ArrayLike) -> float:
     """Deg: one minus the mean degree over ``n``, :math:`\\mathrm{tr}(nI - D)/n^2` (Lin et al. 2024).
 
     Parameters
@@ -538,7 +563,7 @@ def _deg(W: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- embeddings and texts
-def self_similarity_uncertainty(embeddings) -> float:
+def self_similarity_uncertainty(embeddings: ArrayLike) -> float:
     """One minus the self-similarity (mean pairwise cosine) of the embeddings: :math:`1 - \\mathrm{SS}`.
 
     Parameters
@@ -574,7 +599,7 @@ def self_similarity_uncertainty(embeddings) -> float:
     return 1.0 - self_similarity(embeddings)
 
 
-def lexical_similarity_uncertainty(texts) -> float:
+def lexical_similarity_uncertainty(texts: Sequence[str]) -> float:
     """One minus the mean ROUGE-L F-measure over the pairs of texts (LexSim, Lin et al. 2024).
 
     Parameters
@@ -604,16 +629,13 @@ def lexical_similarity_uncertainty(texts) -> float:
     >>> round(lexical_similarity_uncertainty(["it is Paris", "Paris it is", "it is London"]), 6)
     0.333333
     """
-    texts = check_texts(texts)
-    if len(texts) < 2:
-        raise ValueError(f"texts must hold at least two texts (pairs are averaged), got {len(texts)}")
-    return _lexical(texts)
+    return _lexical(_check_lexical_texts(texts))
 
 
 def _lexical(texts: list[str]) -> float:
-    toks = [_words(t) for t in texts]
+    toks = [word_tokens(t) for t in texts]
     n = len(toks)
-    total = sum(_rouge_l(toks[i], toks[j]) for i in range(n) for j in range(i + 1, n))
+    total = sum(rouge_l_tokens(toks[i], toks[j]) for i in range(n) for j in range(i + 1, n))
     return 1.0 - total / (n * (n - 1) / 2)
 
 
@@ -645,11 +667,10 @@ class Measure:
     _seeded: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self):
-        if self.needs not in NEEDS:
-            raise ValueError(f"needs must be one of {NEEDS}, got {self.needs!r}")
+        check_option(self.needs, "needs", NEEDS)
 
 
-def _on_graph(f):
+def _on_graph(f: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]:
     """A measure of a symmetric unit-diagonal matrix, applied to the bidirectional verdict graph."""
     return lambda V: f(_with_unit_diagonal(_bidirectional(V)))
 
@@ -675,7 +696,7 @@ MEASURES: dict[str, Measure] = {
 }
 
 
-def _check_names(names, given: dict) -> list[str]:
+def _check_names(names: Sequence[str] | None, given: dict) -> list[str]:
     if names is None:
         return [k for k, m in MEASURES.items() if m.needs in given]
     if isinstance(names, (str, bytes)) or not hasattr(names, "__iter__"):
@@ -694,12 +715,12 @@ def _check_names(names, given: dict) -> list[str]:
 
 def uncertainty_measures(
     *,
-    verdicts=None,
-    similarity=None,
-    embeddings=None,
-    texts=None,
-    names=None,
-    random_state=0,
+    verdicts: ArrayLike | None = None,
+    similarity: ArrayLike | None = None,
+    embeddings: ArrayLike | None = None,
+    texts: Sequence[str] | None = None,
+    names: Sequence[str] | None = None,
+    random_state: RandomStateLike = 0,
 ) -> dict[str, float]:
     """Every registered uncertainty measure whose input is given, on the same matrices.
 
@@ -717,7 +738,7 @@ def uncertainty_measures(
     names : sequence of str, optional
         Keys of :data:`MEASURES` to evaluate, in this order; None: every
         measure whose input is given, in the registry's order.
-    random_state : None, int or numpy.random.Generator, default 0
+    random_state : None, int or numpy.random.Generator, default=0
         Seeds the spectral entropy.
 
     Returns
@@ -750,25 +771,9 @@ def uncertainty_measures(
      'ecc': 1.0, 'deg': 0.5, 'lexical_similarity': 0.6667}
     """
     rng = check_random_state(random_state)
-    given: dict[str, object] = {}
-    sizes: dict[str, int] = {}
-    if verdicts is not None:
-        given["verdicts"] = _check_verdicts(verdicts)
-        sizes["verdicts"] = given["verdicts"].shape[0]
-    if similarity is not None:
-        given["similarity"] = _check_similarity(similarity, "similarity")
-        sizes["similarity"] = given["similarity"].shape[0]
-    if embeddings is not None:
-        E = np.asarray(embeddings) if not isinstance(embeddings, np.ndarray) else embeddings
-        self_similarity(E)  # validates (ndim, rows, finiteness, zero rows)
-        given["embeddings"] = E
-        sizes["embeddings"] = E.shape[0]
-    if texts is not None:
-        t = check_texts(texts)
-        if len(t) < 2:
-            raise ValueError(f"texts must hold at least two texts (pairs are averaged), got {len(t)}")
-        given["texts"] = t
-        sizes["texts"] = len(t)
+    inputs = {"verdicts": verdicts, "similarity": similarity, "embeddings": embeddings, "texts": texts}
+    given = {need: _CHECKS[need](x) for need, x in inputs.items() if x is not None}
+    sizes = {need: len(x) for need, x in given.items()}
     if not given:
         raise ValueError(f"uncertainty_measures needs at least one of {', '.join(n + '=' for n in NEEDS)}")
     if len(set(sizes.values())) > 1:

@@ -21,11 +21,17 @@ prompt) from per-group sums.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._validation import check_int, check_labels, check_texts, show
+from ._validation import check_bool, check_int, check_labels, check_texts, show
+
+if TYPE_CHECKING:  # sentence-transformers is imported when a model is loaded, not with the module
+    from sentence_transformers import SentenceTransformer
 
 __all__ = [
     "load_model",
@@ -41,7 +47,7 @@ _CHUNK = 8192  # rows converted to float64 at a time
 
 
 @lru_cache(maxsize=4)
-def load_model(model: str | None = None):
+def load_model(model: str | None = None) -> SentenceTransformer:
     """A :class:`sentence_transformers.SentenceTransformer`, loaded once per process.
 
     ``None`` or ``"all-MiniLM-L6-v2"`` loads the copy of all-MiniLM-L6-v2 that
@@ -62,7 +68,7 @@ def load_model(model: str | None = None):
 
 
 def embed(
-    texts,
+    texts: Sequence[str],
     model: str | None = None,
     *,
     batch_size: int = 64,
@@ -76,10 +82,11 @@ def embed(
     texts : sequence of str
     model : str, optional
         Model name or path; see :func:`load_model`.
-    batch_size : int
+    batch_size : int, default=64
+        Texts encoded at a time.
     progress : bool, optional
         Show a progress bar; by default only for more than 1,000 texts.
-    unique : bool, default False
+    unique : bool, default=False
         Encode each distinct text once and copy its row to every repeat
         (worth it for corpora in which surface forms recur).
 
@@ -89,12 +96,17 @@ def embed(
         Raw (not normalised) embeddings, in the order of ``texts``.
     """
     texts = check_texts(texts)
-    if unique:
+    batch_size = check_int(batch_size, "batch_size", low=1)
+    progress = None if progress is None else check_bool(progress, "progress")
+    if check_bool(unique, "unique"):
         index: dict[str, int] = {}
         inverse = np.array([index.setdefault(t, len(index)) for t in texts], dtype=np.int64)
         if len(index) < len(texts):
-            rows = embed(list(index), model, batch_size=batch_size, progress=progress)
-            return rows[inverse]
+            return _encode(list(index), model, batch_size, progress)[inverse]
+    return _encode(texts, model, batch_size, progress)
+
+
+def _encode(texts: list[str], model: str | None, batch_size: int, progress: bool | None) -> np.ndarray:
     if progress is None:
         progress = len(texts) > 1000
     m = load_model(model)
@@ -106,7 +118,7 @@ def embed(
 # --------------------------------------------------------------------------- #
 
 
-def _as_embeddings(embeddings, name: str = "embeddings", *, min_rows: int = 2) -> np.ndarray:
+def _as_embeddings(embeddings: ArrayLike, name: str = "embeddings", *, min_rows: int = 2) -> np.ndarray:
     """A 2-D real array (float32/float64 kept, anything else cast to float64), shape checked.
 
     Finiteness and zero rows are checked chunk by chunk in :func:`_unit_chunks`
@@ -166,7 +178,7 @@ def _finish(sq_norm_sum: float, n_sq: float, n: int) -> float:
     return float(min(1.0, max(-1.0 / (n - 1.0), value)))
 
 
-def self_similarity(embeddings) -> float:
+def self_similarity(embeddings: ArrayLike) -> float:
     """Mean cosine similarity over all pairs of distinct rows, in O(n d).
 
     Parameters
@@ -231,7 +243,9 @@ def self_similarity(embeddings) -> float:
     return _finish(float(total @ total), n_sq, n)
 
 
-def self_similarity_by_group(embeddings, groups, *, min_size: int = 2):
+def self_similarity_by_group(
+    embeddings: ArrayLike, groups: ArrayLike, *, min_size: int = 2
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Self-similarity within each group of rows (e.g. the responses to each prompt), in O(n d).
 
     Parameters
@@ -239,7 +253,7 @@ def self_similarity_by_group(embeddings, groups, *, min_size: int = 2):
     embeddings : array-like of shape (n, d)
     groups : array-like of shape (n,)
         Group (prompt) of each row; any hashable values.
-    min_size : int, default 2
+    min_size : int, default=2
         Groups with fewer rows get ``nan`` (self-similarity needs two rows).
 
     Returns
@@ -281,7 +295,7 @@ def self_similarity_by_group(embeddings, groups, *, min_size: int = 2):
     return labels, values, sizes
 
 
-def cross_similarity(a, b) -> float:
+def cross_similarity(a: ArrayLike, b: ArrayLike) -> float:
     """Mean cosine similarity between every row of ``a`` and every row of ``b``, in O((n_a + n_b) d).
 
     The mean over the ``n_a n_b`` cross pairs is :math:`s_a\\cdot s_b/(n_a n_b)`
@@ -315,7 +329,7 @@ def cross_similarity(a, b) -> float:
     return float(np.clip(sa @ sb / (A.shape[0] * B.shape[0]), -1.0, 1.0))
 
 
-def summarize_self_similarity(values, sizes=None) -> dict:
+def summarize_self_similarity(values: ArrayLike, sizes: ArrayLike | None = None) -> dict:
     """Corpus-level summary of per-prompt self-similarities.
 
     Parameters

@@ -161,3 +161,38 @@ def test_hard_text_judge():
         HardTextJudge.p_for(0.9, 0.0, 0.5)
     with pytest.raises(ValueError, match="hard_fraction"):
         HardTextJudge(labels, 0.5, 0.1, hard_fraction=1.5)
+
+
+# --------------------------------------------------------------------------- word tokens and ROUGE-L on tokens
+def test_word_tokens_are_the_tokens_the_text_judges_read():
+    from semvar.judges import LexicalJudge, RougeJudge, word_tokens
+
+    text = "The Eiffel-Tower, in PARIS: it's 330 m_tall!"
+    assert word_tokens(text) == ["the", "eiffel", "tower", "in", "paris", "it", "s", "330", "m_tall"]
+    assert word_tokens(text) == RougeJudge().tokens(text)
+    assert frozenset(word_tokens(text)) == LexicalJudge().tokens(text)
+    assert word_tokens("  ... ") == []
+    with pytest.raises(ValueError, match="text must be a string, got bytes"):
+        word_tokens(b"Paris")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.sampled_from(["a", "B", "c", "Paris", "paris", "x-y"]), max_size=6),
+       st.lists(st.sampled_from(["a", "B", "c", "Paris", "paris", "x-y"]), max_size=6))
+def test_rouge_l_tokens_is_rouge_l_on_word_tokens(a, b):
+    from semvar.judges import rouge_l, rouge_l_tokens, word_tokens
+
+    ta, tb = word_tokens(" ".join(a)), word_tokens(" ".join(b))
+    assert rouge_l_tokens(ta, tb) == rouge_l(" ".join(a), " ".join(b)) == rouge_l_tokens(tb, ta)
+
+
+def test_rouge_l_tokens_by_hand_and_bad_input():
+    from semvar.judges import rouge_l_tokens
+
+    assert rouge_l_tokens(["the", "cat", "sat"], ["the", "cat"]) == pytest.approx(2 * 2 / 5)
+    assert rouge_l_tokens([], []) == 1.0 and rouge_l_tokens([], ["a"]) == 0.0
+    assert rouge_l_tokens(("a", "b"), ["b", "a"]) == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="a must be a sequence of strings, got a single string"):
+        rouge_l_tokens("the cat", ["the"])
+    with pytest.raises(ValueError, match="b must all be strings; item 1 is int"):
+        rouge_l_tokens(["the"], ["the", 3])

@@ -237,6 +237,25 @@ def test_embed_bad_input(bad, match):
         embed(bad)
 
 
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"unique": "yes"}, "unique must be True or False, got 'yes'"),
+        ({"progress": 1}, "progress must be True or False, got 1"),
+        ({"batch_size": 0}, "batch_size must be >= 1, got 0"),
+    ],
+)
+def test_embed_bad_options_are_refused_before_a_model_loads(kwargs, match, monkeypatch):
+    from semvar import similarity
+
+    def no_model(*a, **k):
+        raise AssertionError("a model was loaded for a call with a bad argument")
+
+    monkeypatch.setattr(similarity, "load_model", no_model)
+    with pytest.raises(ValueError, match=match):
+        embed(["a", "b"], **kwargs)
+
+
 # ----------------------------------------------------------------- the tutorial's printed values
 
 

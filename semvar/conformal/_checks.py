@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._validation import check_array, float_dtype
+from .._validation import check_array, check_option, float_dtype
 
 #: tolerance on ``|sum(p) - 1|`` for a row of probabilities (float32 softmax output passes)
 SUM_TOL = 1e-5
 _QUANTILES = ("paper", "textbook")
 
 
-def _check_probs(p, name: str, *, n_options: int | None = None) -> np.ndarray:
+def _check_probs(p: ArrayLike, name: str, *, n_options: int | None = None) -> np.ndarray:
     arr = check_array(p, name, ndim=2, nonnegative=True, dtype=float_dtype(p))
     if arr.shape[0] == 0:
         raise ValueError(f"{name} must have at least one row, got shape {arr.shape}")
@@ -29,16 +30,17 @@ def _check_probs(p, name: str, *, n_options: int | None = None) -> np.ndarray:
     return arr
 
 
-def _check_quantile(quantile) -> str:
-    if quantile not in _QUANTILES:
-        raise ValueError(f"quantile must be one of {_QUANTILES}, got {quantile!r}")
-    return quantile
+def _check_quantile(quantile: object) -> str:
+    return check_option(quantile, "quantile", _QUANTILES)
 
 
-def _check_sets(sets, name: str = "sets") -> np.ndarray:
+def _check_sets(sets: ArrayLike, name: str = "sets") -> np.ndarray:
     arr = np.asarray(sets)
     if arr.ndim != 2 or arr.dtype != bool:
-        raise ValueError(f"{name} must be a 2-D boolean membership array (n_test, n_options), got dtype {arr.dtype} and shape {arr.shape}")
+        raise ValueError(
+            f"{name} must be a 2-D boolean membership array (n_test, n_options), "
+            f"got dtype {arr.dtype} and shape {arr.shape}"
+        )
     if arr.shape[0] == 0:
         raise ValueError(f"{name} must have at least one row")
     return arr

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from .._validation import check_option
 from .sets import _prepare
 
 __all__ = ["mapie_sets"]
@@ -42,19 +44,24 @@ class _FixedProbabilities:
     def __sklearn_tags__(self):
         from sklearn.utils import ClassifierTags, Tags, TargetTags
 
-        return Tags(estimator_type="classifier", target_tags=TargetTags(required=True), classifier_tags=ClassifierTags())
+        return Tags(
+            estimator_type="classifier", target_tags=TargetTags(required=True), classifier_tags=ClassifierTags()
+        )
 
 
-def mapie_sets(p_cal, y_cal, p_test, alpha: float, *, score: str = "lac", include_last_label=True, random_state=0) -> np.ndarray:
+def mapie_sets(
+    p_cal: ArrayLike, y_cal: ArrayLike, p_test: ArrayLike, alpha: float, *, score: str = "lac",
+    include_last_label: bool | str = True, random_state: int = 0,
+) -> np.ndarray:
     """The same inputs through MAPIE's :class:`SplitConformalClassifier` (prefit), for comparison.
 
     Parameters
     ----------
     p_cal, y_cal, p_test, alpha : as in :func:`lac_sets`
-    score : {"lac", "aps"}
-    include_last_label : bool or "randomized"
+    score : {"lac", "aps"}, default="lac"
+    include_last_label : bool or "randomized", default=True
         MAPIE's APS option (ignored for LAC).
-    random_state : int
+    random_state : int, default=0
         MAPIE's APS calibration scores are always randomised (``U * p_y`` is
         subtracted); this seeds that draw.
 
@@ -74,8 +81,7 @@ def mapie_sets(p_cal, y_cal, p_test, alpha: float, *, score: str = "lac", includ
     from mapie.classification import SplitConformalClassifier
 
     p_cal, y_cal, p_test, alpha = _prepare(p_cal, y_cal, p_test, alpha, "textbook")
-    if score not in ("lac", "aps"):
-        raise ValueError(f"score must be 'lac' or 'aps', got {score!r}")
+    check_option(score, "score", ("lac", "aps"))
     clf = SplitConformalClassifier(
         estimator=_FixedProbabilities(p_cal.shape[1]), confidence_level=1 - alpha,
         conformity_score=score, prefit=True, random_state=random_state,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_array, check_option_indices
 from ._checks import _check_sets
@@ -10,7 +11,7 @@ from ._checks import _check_sets
 __all__ = ["set_size", "coverage", "accuracy", "inclusion_probabilities"]
 
 
-def set_size(sets) -> float:
+def set_size(sets: ArrayLike) -> float:
     """Mean set size ``SS = mean_i |C(X_i)|`` (Ye et al. 2024, eq. 6).
 
     >>> set_size(np.array([[True, True, False], [True, False, False]]))
@@ -19,7 +20,7 @@ def set_size(sets) -> float:
     return float(_check_sets(sets).sum(axis=1).mean())
 
 
-def coverage(sets, y) -> float:
+def coverage(sets: ArrayLike, y: ArrayLike) -> float:
     """Share of test items whose true option is in their set.
 
     >>> coverage(np.array([[True, True, False], [True, False, False]]), [1, 2])
@@ -30,7 +31,7 @@ def coverage(sets, y) -> float:
     return float(s[np.arange(s.shape[0]), y].mean())
 
 
-def accuracy(scores, y) -> float:
+def accuracy(scores: ArrayLike, y: ArrayLike) -> float:
     """Share of items whose top-scoring option (``np.argmax``, first on ties) is the true one.
 
     ``scores`` may be logits or probabilities: the argmax is the same.
@@ -43,7 +44,7 @@ def accuracy(scores, y) -> float:
     return float((np.argmax(z, axis=1) == y).mean())
 
 
-def inclusion_probabilities(sets) -> np.ndarray:
+def inclusion_probabilities(sets: ArrayLike) -> np.ndarray:
     """Empirical ``P(y in C(X))`` for each option y: the column means of ``sets``.
 
     Their sum is the mean set size, ``E|C(X)| = sum_y P(y in C(X))`` (linearity

@@ -9,6 +9,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_array, check_option_indices, check_real, float_dtype
 from ._checks import _check_probs
@@ -16,13 +17,14 @@ from ._checks import _check_probs
 __all__ = ["softmax", "lac_scores", "aps_scores"]
 
 
-def softmax(logits, temperature: float = 1.0) -> np.ndarray:
+def softmax(logits: ArrayLike, temperature: float = 1.0) -> np.ndarray:
     """Row-wise softmax of ``logits / temperature`` (float32 logits in float32, anything else in float64).
 
     Parameters
     ----------
     logits : array-like of shape (n, K)
-    temperature : float > 0
+    temperature : float, default=1.0
+        Positive.
 
     Returns
     -------
@@ -70,7 +72,7 @@ def softmax(logits, temperature: float = 1.0) -> np.ndarray:
     return e / e.sum(axis=1, keepdims=True)
 
 
-def lac_scores(p, y) -> np.ndarray:
+def lac_scores(p: ArrayLike, y: ArrayLike) -> np.ndarray:
     """LAC nonconformity scores ``1 - p[i, y_i]``.
 
     >>> lac_scores([[0.5, 0.4, 0.1]], [1])
@@ -81,7 +83,7 @@ def lac_scores(p, y) -> np.ndarray:
     return 1 - p[np.arange(p.shape[0]), y]
 
 
-def _descending(p: np.ndarray):
+def _descending(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # descending, as argsort(...)[::-1] per row; a stable sort keeps tied options in index order, so the last
     # tied option comes first on every CPU (the default sort orders ties by whichever SIMD kernel numpy picks)
     order = np.argsort(p, axis=1, kind="stable")[:, ::-1]
@@ -89,7 +91,7 @@ def _descending(p: np.ndarray):
     return order, cums
 
 
-def aps_scores(p, y) -> np.ndarray:
+def aps_scores(p: ArrayLike, y: ArrayLike) -> np.ndarray:
     """APS nonconformity scores: cumulative probability down to and including the true option.
 
     Options are sorted by decreasing probability (``argsort`` reversed, as in

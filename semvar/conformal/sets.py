@@ -6,6 +6,7 @@ In both, an empty set is replaced by the single top option (``np.argmax``).
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_option_indices, check_probability
 from ._checks import _check_probs, _check_quantile
@@ -15,7 +16,9 @@ from .thresholds import _check_size, _k, conformal_threshold
 __all__ = ["lac_sets", "aps_sets"]
 
 
-def _prepare(p_cal, y_cal, p_test, alpha, quantile):
+def _prepare(
+    p_cal: ArrayLike, y_cal: ArrayLike, p_test: ArrayLike, alpha: float, quantile: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     p_cal = _check_probs(p_cal, "p_cal")
     y_cal = check_option_indices(y_cal, "y_cal", p_cal.shape[0], p_cal.shape[1])
     p_test = _check_probs(p_test, "p_test", n_options=p_cal.shape[1])
@@ -33,7 +36,9 @@ def _fill_empty(sets: np.ndarray, p_test: np.ndarray) -> np.ndarray:
     return sets
 
 
-def lac_sets(p_cal, y_cal, p_test, alpha: float, *, quantile: str = "paper") -> np.ndarray:
+def lac_sets(
+    p_cal: ArrayLike, y_cal: ArrayLike, p_test: ArrayLike, alpha: float, *, quantile: str = "paper"
+) -> np.ndarray:
     """LAC prediction sets, built as in the released code of Ye et al. (2024).
 
     Parameters
@@ -46,7 +51,7 @@ def lac_sets(p_cal, y_cal, p_test, alpha: float, *, quantile: str = "paper") -> 
         Test probabilities.
     alpha : float in (0, 1)
         Target miscoverage (the paper uses 0.1).
-    quantile : {"paper", "textbook"}
+    quantile : {"paper", "textbook"}, default="paper"
         Threshold rule, see :func:`conformal_threshold`.
 
     Returns
@@ -82,12 +87,15 @@ def lac_sets(p_cal, y_cal, p_test, alpha: float, *, quantile: str = "paper") -> 
     """
     p_cal, y_cal, p_test, alpha = _prepare(p_cal, y_cal, p_test, alpha, quantile)
     scores = 1 - p_cal[np.arange(p_cal.shape[0]), y_cal]
+    # the public threshold (its check of clean scores is cheap): a replacement of it reaches the sets too
     qhat = conformal_threshold(scores, alpha, quantile=quantile)
     sets = p_test >= 1 - qhat
     return _fill_empty(sets, p_test)
 
 
-def aps_sets(p_cal, y_cal, p_test, alpha: float, *, quantile: str = "paper") -> np.ndarray:
+def aps_sets(
+    p_cal: ArrayLike, y_cal: ArrayLike, p_test: ArrayLike, alpha: float, *, quantile: str = "paper"
+) -> np.ndarray:
     """APS prediction sets, built as in the released code of Ye et al. (2024).
 
     Parameters and errors as in :func:`lac_sets`.

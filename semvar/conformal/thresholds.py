@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_array, check_int, check_probability, float_dtype
 from ._checks import _check_quantile
@@ -49,7 +50,7 @@ def quantile_rank(n: int, alpha: float, *, quantile: str = "paper") -> int:
     n : int
         Calibration size.
     alpha : float in (0, 1)
-    quantile : {"paper", "textbook"}
+    quantile : {"paper", "textbook"}, default="paper"
 
     Returns
     -------
@@ -94,7 +95,7 @@ def _check_size(n: int, alpha: float, k: int) -> None:
         )
 
 
-def conformal_threshold(scores, alpha: float, *, quantile: str = "paper") -> float:
+def conformal_threshold(scores: ArrayLike, alpha: float, *, quantile: str = "paper") -> float:
     """The split-conformal threshold ``qhat`` from calibration scores.
 
     Parameters
@@ -103,7 +104,7 @@ def conformal_threshold(scores, alpha: float, *, quantile: str = "paper") -> flo
         Nonconformity scores of the calibration items (larger = less conforming).
     alpha : float in (0, 1)
         Target miscoverage.
-    quantile : {"paper", "textbook"}
+    quantile : {"paper", "textbook"}, default="paper"
         ``"paper"``: ``np.quantile(scores, ceil((n+1)(1-alpha))/n, method="higher")``
         as in the released code of Ye et al. (2024); ``"textbook"``: the
         ``ceil((n+1)(1-alpha))``-th smallest score.

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_int, check_real
+from .._validation import check_array, check_int, check_random_state, check_real
 
 
-def _check_delta(delta) -> float:
+def _check_delta(delta: object) -> float:
     return check_real(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
 
 
-def _check_range(value_range) -> float:
+def _check_range(value_range: object) -> float:
     return check_real(value_range, "value_range", low=0.0, low_open=True)
 
 
-def _check_n_N(n, N):
+def _check_n_N(n: object, N: object) -> tuple[int, int]:
     N = check_int(N, "N", low=1)
     n = check_int(n, "n", low=1)
     if n > N:
@@ -23,7 +24,7 @@ def _check_n_N(n, N):
     return n, N
 
 
-def _check_counts(successes, trials):
+def _check_counts(successes: ArrayLike, trials: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     k = check_array(successes, "successes", ndim=1, min_rows=2)
     n = check_array(trials, "trials", ndim=1)
     if k.shape != n.shape:
@@ -35,3 +36,33 @@ def _check_counts(successes, trials):
     if np.all(k == 0) or np.all(k == n):
         raise ValueError("successes are all 0 or all equal to trials: a beta-binomial fit is undefined")
     return k.astype(int), n.astype(int)
+
+
+def _check_binary(x: ArrayLike, name: str, *, min_rows: int = 0) -> np.ndarray:
+    """A 1-D array of 0/1 scores (correct or not), as floats."""
+    arr = check_array(x, name, ndim=1, min_rows=min_rows)
+    if not np.all((arr == 0) | (arr == 1)):
+        raise ValueError(f"{name} must hold only 0 and 1")
+    return arr
+
+
+def _check_groups(correct: ArrayLike, groups: ArrayLike, random_state: object):
+    """``(x, labels, inverse, rng)`` for a split-half correlation: 0/1 items, their groups (at least three)."""
+    x = _check_binary(correct, "correct")
+    g = np.asarray(groups)
+    if g.shape != x.shape:
+        raise ValueError(f"groups must have one label per item, got {g.shape} for {x.shape}")
+    rng = check_random_state(random_state)
+    labels, inv = np.unique(g, return_inverse=True)
+    if len(labels) < 3:
+        raise ValueError(f"need at least three groups for a correlation, got {len(labels)}")
+    return x, labels, inv, rng
+
+
+def _check_trials_mix(trials: ArrayLike, sigma2_mix: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """Items per subject (positive) and each subject's proxy (non-negative, broadcast to one per subject)."""
+    n = check_array(trials, "trials", ndim=1, min_rows=1)
+    if np.any(n < 1):
+        raise ValueError("trials must be positive")
+    s2 = check_array(np.broadcast_to(np.asarray(sigma2_mix, dtype=float), n.shape), "sigma2_mix", nonnegative=True)
+    return n, s2

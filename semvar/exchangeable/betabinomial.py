@@ -6,12 +6,19 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import optimize, special, stats
 
+from .._validation import check_option
 from ._checks import _check_counts
 from .proxies import bernoulli_subgaussian_proxy, beta_proxy_upper_bound, beta_subgaussian_proxy, beta_variance
 
 __all__ = ["BetaBinomialFit", "fit_beta_binomial"]
+
+#: the fits :func:`fit_beta_binomial` makes
+METHODS = ("mle", "moments")
+#: the sub-Gaussian proxies :meth:`BetaBinomialFit.proxy` gives
+PROXIES = ("optimal", "variance", "bound", "bernoulli")
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,7 @@ class BetaBinomialFit:
 
     def proxy(self, kind: str = "optimal") -> float:
         """Sub-Gaussian proxy of the fitted Beta: ``optimal``, ``variance``, ``bound`` or ``bernoulli``."""
+        check_option(kind, "kind", PROXIES)
         if kind == "bernoulli":
             return bernoulli_subgaussian_proxy(self.mean)
         if self.rho == 0.0:
@@ -56,9 +64,7 @@ class BetaBinomialFit:
             return beta_subgaussian_proxy(self.a, self.b)
         if kind == "variance":
             return beta_variance(self.a, self.b)
-        if kind == "bound":
-            return beta_proxy_upper_bound(self.a, self.b)
-        raise ValueError(f"kind must be 'optimal', 'variance', 'bound' or 'bernoulli', got {kind!r}")
+        return beta_proxy_upper_bound(self.a, self.b)
 
 
 def _loglik(k, n, a, b):
@@ -71,14 +77,14 @@ def _loglik(k, n, a, b):
 _MAX_PRECISION = 1e7  # a + b beyond this is treated as "no over-dispersion"
 
 
-def fit_beta_binomial(successes, trials, method: str = "mle") -> BetaBinomialFit:
+def fit_beta_binomial(successes: ArrayLike, trials: ArrayLike, method: str = "mle") -> BetaBinomialFit:
     """Fit Beta(a, b) to group accuracies from success counts (beta-binomial model).
 
     Parameters
     ----------
     successes, trials : array-like of shape (m,)
         Correct answers and items per group (subject), ``m >= 2``.
-    method : {"mle", "moments"}
+    method : {"mle", "moments"}, default="mle"
         ``"moments"``: unweighted mean ``m`` of the group proportions ``y_s``
         and their sample variance ``s2`` (ddof 1), solved from
         ``E s2 = m(1-m) [h + rho (1 - h)]`` with ``h = mean(1/n_s)``
@@ -101,8 +107,7 @@ def fit_beta_binomial(successes, trials, method: str = "mle") -> BetaBinomialFit
     >>> round(fit.mean, 2), round(fit.rho, 3)
     (0.5, 0.808)
     """
-    if method not in ("mle", "moments"):
-        raise ValueError(f"method must be 'mle' or 'moments', got {method!r}")
+    check_option(method, "method", METHODS)
     k, n = _check_counts(successes, trials)
     y = k / n
     m = float(np.mean(y))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .._validation import check_array, check_int, check_real
@@ -19,7 +20,7 @@ from ._checks import _check_delta, _check_range
 __all__ = ["effective_variance", "tail_bound", "halfwidth", "hoeffding_halfwidth", "wald_halfwidth"]
 
 
-def effective_variance(c, sigma2_mix=0.0) -> float:
+def effective_variance(c: ArrayLike, sigma2_mix: float = 0.0) -> float:
     """The effective variance proxy ``sum(c_i**2) / 4 + sigma2_mix``.
 
     Parameters
@@ -27,7 +28,7 @@ def effective_variance(c, sigma2_mix=0.0) -> float:
     c : array-like of shape (n,)
         Bounded-difference constants: changing coordinate ``i`` alone changes
         ``f`` by at most ``c[i]`` (non-negative).
-    sigma2_mix : float, default 0
+    sigma2_mix : float, default=0.0
         A sub-Gaussian variance proxy of the latent mixture fluctuation
         ``E[f | Theta] - E[f]`` (non-negative).
 
@@ -57,7 +58,7 @@ def effective_variance(c, sigma2_mix=0.0) -> float:
     return float(np.sum(c**2) / 4.0 + s2)
 
 
-def tail_bound(t, sigma2_eff) -> np.ndarray | float:
+def tail_bound(t: float | ArrayLike, sigma2_eff: float) -> np.ndarray | float:
     """``min(1, 2 exp(-t**2 / (2 sigma2_eff)))``, the bound on ``P(|f - E f| >= t)``.
 
     Parameters
@@ -82,7 +83,7 @@ def tail_bound(t, sigma2_eff) -> np.ndarray | float:
     return float(out) if out.ndim == 0 else out
 
 
-def halfwidth(sigma2_eff, delta) -> float:
+def halfwidth(sigma2_eff: float, delta: float) -> float:
     """The ``t`` at which the tail bound equals ``delta``: ``sqrt(2 sigma2_eff log(2/delta))``.
 
     With probability at least ``1 - delta``, ``|f - E f| < t``.
@@ -97,7 +98,7 @@ def halfwidth(sigma2_eff, delta) -> float:
     return math.sqrt(2.0 * s2 * (math.log(2.0 / d) if d > 1e-300 else math.log(2.0) - math.log(d)))
 
 
-def hoeffding_halfwidth(n, delta, value_range=1.0) -> float:
+def hoeffding_halfwidth(n: int, delta: float, value_range: float = 1.0) -> float:
     """Hoeffding's half-width for the mean of ``n`` independent variables of range ``R``.
 
     ``R sqrt(log(2/delta) / (2n))``: the general bound with ``c_i = R/n`` and
@@ -113,7 +114,7 @@ def hoeffding_halfwidth(n, delta, value_range=1.0) -> float:
     return halfwidth(r**2 / (4.0 * n), delta)
 
 
-def wald_halfwidth(p, n, delta=0.05) -> float:
+def wald_halfwidth(p: float, n: int, delta: float = 0.05) -> float:
     """The plain Wald half-width ``z_{1-delta/2} sqrt(p (1-p) / n)`` of a binomial proportion.
 
     Examples

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._validation import check_array, check_int, check_real
 from ._checks import _check_delta, _check_n_N, _check_range
@@ -24,7 +25,7 @@ def _log2_over(delta: float) -> float:
 __all__ = ["subsample_contrast", "contrast_variance_proxy", "subsample_halfwidth", "subsample_size", "serfling_halfwidth"]
 
 
-def subsample_contrast(n, N) -> np.ndarray:
+def subsample_contrast(n: int, N: int) -> np.ndarray:
     """Coefficients ``a`` with ``sum(a * x) = mean(x[:n]) - mean(x[:N])``.
 
     ``a_i = 1/n - 1/N`` for ``i < n`` and ``-1/N`` for ``n <= i < N``; they sum to zero.
@@ -40,7 +41,7 @@ def subsample_contrast(n, N) -> np.ndarray:
     return a
 
 
-def contrast_variance_proxy(a, value_range=1.0, *, atol=1e-9) -> float:
+def contrast_variance_proxy(a: ArrayLike, value_range: float = 1.0, *, atol: float = 1e-9) -> float:
     """Variance proxy ``R**2 sum(a**2) / 4`` of a zero-sum linear contrast ``sum(a_i X_i)``.
 
     Parameters
@@ -48,8 +49,10 @@ def contrast_variance_proxy(a, value_range=1.0, *, atol=1e-9) -> float:
     a : array-like of shape (n,)
         Contrast coefficients; they must sum to zero (within ``atol`` times
         ``sum(|a|)``).
-    value_range : float
+    value_range : float, default=1.0
         Range ``R`` of each ``X_i``.
+    atol : float, default=1e-9
+        Relative tolerance on ``sum(a)``.
 
     Raises
     ------
@@ -79,7 +82,7 @@ def contrast_variance_proxy(a, value_range=1.0, *, atol=1e-9) -> float:
     return float(r**2 * np.sum(a**2) / 4.0)
 
 
-def subsample_halfwidth(n, N, delta, value_range=1.0) -> float:
+def subsample_halfwidth(n: int, N: int, delta: float, value_range: float = 1.0) -> float:
     """Half-width ``t`` with ``P(|mean_n - mean_N| >= t) <= delta``, mixture-free.
 
     Parameters
@@ -90,7 +93,7 @@ def subsample_halfwidth(n, N, delta, value_range=1.0) -> float:
         Size of the full set (the benchmark).
     delta : float in (0, 1)
         Error probability.
-    value_range : float, default 1
+    value_range : float, default=1.0
         Range ``R`` of each item score (1 for correct/incorrect).
 
     Returns
@@ -122,7 +125,7 @@ def subsample_halfwidth(n, N, delta, value_range=1.0) -> float:
     return r * math.sqrt((N - n) * _log2_over(d) / (2.0 * n * N))
 
 
-def subsample_size(t, N, delta, value_range=1.0) -> int:
+def subsample_size(t: float, N: int, delta: float, value_range: float = 1.0) -> int:
     """Smallest ``n`` whose :func:`subsample_halfwidth` is at most ``t``.
 
     Solves ``R**2 (N - n) log(2/delta) / (2 n N) <= t**2``:
@@ -146,7 +149,7 @@ def subsample_size(t, N, delta, value_range=1.0) -> int:
     return n
 
 
-def serfling_halfwidth(n, N, delta, value_range=1.0) -> float:
+def serfling_halfwidth(n: int, N: int, delta: float, value_range: float = 1.0) -> float:
     """Serfling's half-width for sampling ``n`` of a fixed finite population of ``N``.
 
     ``R sqrt((1 - (n - 1)/N) log(2/delta) / (2 n))`` (Serfling 1974; Bardenet &

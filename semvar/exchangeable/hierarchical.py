@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_int, check_random_state
-from ._checks import _check_counts
-from .betabinomial import fit_beta_binomial
+from .._validation import RandomStateLike, check_int, check_option
+from ._checks import _check_counts, _check_groups, _check_trials_mix
+from .betabinomial import METHODS, PROXIES, fit_beta_binomial
 from .concentration import halfwidth
 
 __all__ = ["macro_halfwidth", "iid_macro_halfwidth", "hierarchical_macro_halfwidth", "split_half_correlation",
            "micro_halfwidth", "split_half_correlations"]
 
 
-def macro_halfwidth(trials, sigma2_mix, delta) -> float:
+def macro_halfwidth(trials: ArrayLike, sigma2_mix: float | ArrayLike, delta: float) -> float:
     """Half-width of the subject-macro score ``(1/S) sum_s mean_s`` under the hierarchy.
 
     Items are conditionally independent given subject accuracies ``p_s``,
@@ -38,21 +39,21 @@ def macro_halfwidth(trials, sigma2_mix, delta) -> float:
     >>> round(macro_halfwidth([100, 100], 0.0, 0.05), 4) == round(hoeffding_halfwidth(200, 0.05), 4)
     True
     """
-    n = check_array(trials, "trials", ndim=1, min_rows=1)
-    if np.any(n < 1):
-        raise ValueError("trials must be positive")
-    s2 = check_array(np.broadcast_to(np.asarray(sigma2_mix, dtype=float), n.shape), "sigma2_mix", nonnegative=True)
+    n, s2 = _check_trials_mix(trials, sigma2_mix)
     S = len(n)
     sigma2_eff = float(np.sum(1.0 / n) / (4.0 * S**2) + np.sum(s2) / S**2)
     return halfwidth(sigma2_eff, delta)
 
 
-def iid_macro_halfwidth(trials, delta) -> float:
+def iid_macro_halfwidth(trials: ArrayLike, delta: float) -> float:
     """The naive half-width of the subject-macro score: :func:`macro_halfwidth` without the mixture term."""
     return macro_halfwidth(trials, 0.0, delta)
 
 
-def hierarchical_macro_halfwidth(successes, trials, domains, delta, *, method="mle", proxy="optimal") -> dict:
+def hierarchical_macro_halfwidth(
+    successes: ArrayLike, trials: ArrayLike, domains: ArrayLike, delta: float, *, method: str = "mle",
+    proxy: str = "optimal",
+) -> dict:
     """Fit one beta-binomial per domain and return the subject-macro half-width.
 
     Parameters
@@ -62,8 +63,8 @@ def hierarchical_macro_halfwidth(successes, trials, domains, delta, *, method="m
     domains : array-like of shape (S,)
         Domain label of each subject (subjects are exchangeable within a domain).
     delta : float in (0, 1)
-    method : {"mle", "moments"}
-    proxy : {"optimal", "variance", "bound", "bernoulli"}
+    method : {"mle", "moments"}, default="mle"
+    proxy : {"optimal", "variance", "bound", "bernoulli"}, default="optimal"
         Which proxy of the fitted Beta law to use as ``sigma2_mix``
         (``"optimal"``: Marchal-Arbel, the paper's choice).
 
@@ -74,6 +75,8 @@ def hierarchical_macro_halfwidth(successes, trials, domains, delta, *, method="m
         score), ``fits`` (domain -> BetaBinomialFit), ``sigma2_mix`` (per subject).
     """
     k, n = _check_counts(successes, trials)
+    check_option(method, "method", METHODS)
+    check_option(proxy, "proxy", PROXIES)
     dom = np.asarray(domains)
     if dom.shape != k.shape:
         raise ValueError(f"domains must have one label per subject, got {dom.shape[0]} labels for {k.shape[0]} subjects")
@@ -95,7 +98,7 @@ def hierarchical_macro_halfwidth(successes, trials, domains, delta, *, method="m
     }
 
 
-def split_half_correlation(correct, groups, *, random_state=None) -> float:
+def split_half_correlation(correct: ArrayLike, groups: ArrayLike, *, random_state: RandomStateLike = None) -> float:
     """Correlation across groups of the accuracies of two random halves of each group.
 
     Each group's items are split uniformly at random into two halves (sizes
@@ -110,23 +113,14 @@ def split_half_correlation(correct, groups, *, random_state=None) -> float:
     groups : array-like of shape (n_items,)
         Group (subject) of each item; at least three groups, each with at
         least two items.
-    random_state : None, int or Generator
+    random_state : None, int or Generator, default=None
 
     Returns
     -------
     float
         ``nan`` if either half's accuracies are constant across groups.
     """
-    x = check_array(correct, "correct", ndim=1)
-    if not np.all((x == 0) | (x == 1)):
-        raise ValueError("correct must hold only 0 and 1")
-    g = np.asarray(groups)
-    if g.shape != x.shape:
-        raise ValueError(f"groups must have one label per item, got {g.shape} for {x.shape}")
-    rng = check_random_state(random_state)
-    labels, inv = np.unique(g, return_inverse=True)
-    if len(labels) < 3:
-        raise ValueError(f"need at least three groups for a correlation, got {len(labels)}")
+    x, labels, inv, rng = _check_groups(correct, groups, random_state)
     h1 = np.empty(len(labels))
     h2 = np.empty(len(labels))
     for j in range(len(labels)):
@@ -142,7 +136,7 @@ def split_half_correlation(correct, groups, *, random_state=None) -> float:
     return float(np.corrcoef(h1, h2)[0, 1])
 
 
-def micro_halfwidth(trials, sigma2_mix, delta) -> float:
+def micro_halfwidth(trials: ArrayLike, sigma2_mix: float | ArrayLike, delta: float) -> float:
     """Half-width of the item-average (micro) score ``(1/N) sum_i X_i`` under the hierarchy.
 
     Items are conditionally independent given subject accuracies ``p_s``, and
@@ -182,16 +176,15 @@ def micro_halfwidth(trials, sigma2_mix, delta) -> float:
     >>> round(micro_halfwidth([100, 300], [0.01, 0.01], 0.05), 4)   # sigma2_eff = 1/1600 + (1/16 + 9/16) 0.01
     0.2252
     """
-    n = check_array(trials, "trials", ndim=1, min_rows=1)
-    if np.any(n < 1):
-        raise ValueError("trials must be positive")
-    s2 = check_array(np.broadcast_to(np.asarray(sigma2_mix, dtype=float), n.shape), "sigma2_mix", nonnegative=True)
+    n, s2 = _check_trials_mix(trials, sigma2_mix)
     total = float(np.sum(n))
     sigma2_eff = 1.0 / (4.0 * total) + float(np.sum((n / total) ** 2 * s2))
     return halfwidth(sigma2_eff, delta)
 
 
-def split_half_correlations(correct, groups, n_splits=100, *, random_state=None) -> np.ndarray:
+def split_half_correlations(
+    correct: ArrayLike, groups: ArrayLike, n_splits: int = 100, *, random_state: RandomStateLike = None
+) -> np.ndarray:
     """Split-half correlations of group accuracies for ``n_splits`` independent random splits.
 
     The vectorised form of :func:`split_half_correlation`: in each split,
@@ -206,8 +199,8 @@ def split_half_correlations(correct, groups, n_splits=100, *, random_state=None)
     groups : array-like of shape (n_items,)
         Group (subject) of each item; at least three groups, each with at
         least two items.
-    n_splits : int, default 100
-    random_state : None, int or numpy.random.Generator
+    n_splits : int, default=100
+    random_state : None, int or numpy.random.Generator, default=None
 
     Returns
     -------
@@ -236,17 +229,8 @@ def split_half_correlations(correct, groups, n_splits=100, *, random_state=None)
     >>> bool(split_half_correlations(het, groups, 20, random_state=1).mean() > 0.8)
     True
     """
-    x = check_array(correct, "correct", ndim=1)
-    if not np.all((x == 0) | (x == 1)):
-        raise ValueError("correct must hold only 0 and 1")
-    g = np.asarray(groups)
-    if g.shape != x.shape:
-        raise ValueError(f"groups must have one label per item, got {g.shape} for {x.shape}")
+    x, labels, inv, rng = _check_groups(correct, groups, random_state)
     n_splits = check_int(n_splits, "n_splits", low=1)
-    rng = check_random_state(random_state)
-    labels, inv = np.unique(g, return_inverse=True)
-    if len(labels) < 3:
-        raise ValueError(f"need at least three groups for a correlation, got {len(labels)}")
     h1 = np.empty((n_splits, len(labels)))
     h2 = np.empty((n_splits, len(labels)))
     for j in range(len(labels)):

@@ -13,25 +13,22 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._validation import check_array
-from ._checks import _check_delta
+from ._checks import _check_binary, _check_delta
 
 __all__ = ["paired_halfwidth"]
 
 
-def _check_pair(correct_a, correct_b):
-    a = check_array(correct_a, "correct_a", ndim=1, min_rows=1)
-    b = check_array(correct_b, "correct_b", ndim=1, min_rows=1)
+def _check_pair(correct_a: ArrayLike, correct_b: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    a = _check_binary(correct_a, "correct_a", min_rows=1)
+    b = _check_binary(correct_b, "correct_b", min_rows=1)
     if a.shape != b.shape:
         raise ValueError(f"correct_a and correct_b must score the same items, got lengths {a.shape[0]} and {b.shape[0]}")
-    for name, x in (("correct_a", a), ("correct_b", b)):
-        if not np.all((x == 0) | (x == 1)):
-            raise ValueError(f"{name} must hold only 0 and 1")
     return a, b
 
 
-def paired_halfwidth(correct_a, correct_b, delta=0.05) -> float:
+def paired_halfwidth(correct_a: ArrayLike, correct_b: ArrayLike, delta: float = 0.05) -> float:
     """Half-width ``t`` for the accuracy difference of two models on the same items.
 
     Under the hypothesis that the two models are interchangeable,
@@ -48,7 +45,7 @@ def paired_halfwidth(correct_a, correct_b, delta=0.05) -> float:
     correct_a, correct_b : array-like of shape (N,) of 0/1
         Correctness of the two models, item by item (the same items, in the
         same order).
-    delta : float in (0, 1), default 0.05
+    delta : float in (0, 1), default=0.05
 
     Returns
     -------

@@ -24,7 +24,7 @@ __all__ = [
 ]
 
 
-def beta_variance(a, b) -> float:
+def beta_variance(a: float, b: float) -> float:
     """Variance ``a b / ((a + b)**2 (a + b + 1))`` of Beta(a, b).
 
     >>> beta_variance(1, 1) == 1 / 12
@@ -45,7 +45,7 @@ def _upper(a: float, b: float) -> float:
     return 0.25 / big / (1.0 + (small + 1.0) / big)  # 1 / (4 (a + b + 1)), without overflow
 
 
-def beta_from_mean_sd(mean, sd) -> tuple[float, float]:
+def beta_from_mean_sd(mean: float, sd: float) -> tuple[float, float]:
     """Beta(a, b) parameters with the given mean and standard deviation.
 
     Requires ``0 < sd**2 < mean (1 - mean)``.
@@ -63,7 +63,7 @@ def beta_from_mean_sd(mean, sd) -> tuple[float, float]:
     return (round(m * total, 12), round((1.0 - m) * total, 12))
 
 
-def beta_proxy_upper_bound(a, b) -> float:
+def beta_proxy_upper_bound(a: float, b: float) -> float:
     """The simple upper bound ``1 / (4 (a + b + 1))`` on the optimal proxy of Beta(a, b).
 
     Marchal & Arbel (2017): Beta(a, b) is ``1/(4(a+b+1))``-sub-Gaussian; the
@@ -76,7 +76,7 @@ def beta_proxy_upper_bound(a, b) -> float:
     return _upper(a, b)
 
 
-def bernoulli_subgaussian_proxy(p) -> float:
+def bernoulli_subgaussian_proxy(p: float) -> float:
     """Optimal sub-Gaussian variance proxy of Bernoulli(p) (Kearns & Saul 1998).
 
     ``(1 - 2p) / (2 log((1 - p)/p))`` for ``p`` not in {0, 1/2, 1}; ``1/4`` at
@@ -221,7 +221,7 @@ def _asymptotic_proxy(a: float, b: float) -> float:
     return _limit_constant(mu, nu) / big / (1.0 + (small + 1.0) / big)
 
 
-def beta_subgaussian_proxy(a, b) -> float:
+def beta_subgaussian_proxy(a: float, b: float) -> float:
     """The optimal sub-Gaussian variance proxy of Beta(a, b), computed numerically.
 
     ``sigma2_opt = sup_{lam != 0} 2 log E exp(lam (X - mu)) / lam**2``: the

@@ -20,8 +20,10 @@ Ollama, ...), and behaves like client code that has to survive a long run:
   with a message that says what to check;
 - ``timeout`` is a deadline for the whole request (connect, send, the whole
   answer), and an answer longer than ``max_response_bytes`` is refused;
-- at most ``concurrency`` requests are in flight (one keep-alive connection
-  per worker thread); Ctrl-C cancels them at once;
+- at most ``concurrency`` requests are in flight: that many daemon worker
+  threads take the pairs from a shared queue, each over its own keep-alive
+  connection; Ctrl-C (or a fatal error) stops them taking more and shuts
+  down the sockets of the requests in flight, so they end at once;
 - every finished call is committed to a SQLite cache before the worker starts
   its next call, keyed by model, prompt template and the *ordered* text pair,
   so an interrupted run resumes without repeating or losing a completed call
@@ -34,10 +36,15 @@ Ollama, ...), and behaves like client code that has to survive a long run:
   or in an error message, and any run of ten of its characters that a server
   echoes back is blanked out.
 
-Only the standard library is used for HTTP (:mod:`http.client`,
-:mod:`concurrent.futures`), so no dependency is added.  Proxies are taken from
-the usual environment variables (``HTTPS_PROXY``, ``HTTP_PROXY``,
-``NO_PROXY``); loopback hosts are always reached directly.
+Only the standard library is used, so no dependency is added: HTTP through
+:mod:`http.client` (one connection per worker thread, and one more
+``threading`` thread that shuts down the socket of any request still
+running at its deadline), the workers are plain ``threading.Thread``
+objects fed from a queue, and the cache is ``sqlite3``.  The progress bar
+is tqdm's.  Proxies are taken from the usual environment variables
+(``HTTPS_PROXY``, ``HTTP_PROXY``, ``NO_PROXY``, read by
+:func:`urllib.request.getproxies_environment`); loopback hosts are always
+reached directly.
 
 Modules:
 

@@ -104,7 +104,7 @@ class VerdictCache:
     ----------
     path : str or os.PathLike
         The SQLite file (created if absent; its folder must exist).
-    lock_timeout : float, default 30
+    lock_timeout : float, default=30.0
         Seconds to wait for another process's write lock before giving up
         with a :class:`CacheError`.
 
@@ -130,7 +130,7 @@ class VerdictCache:
     >>> cache.close()
     """
 
-    def __init__(self, path, *, lock_timeout: float = 30.0):
+    def __init__(self, path: str | os.PathLike, *, lock_timeout: float = 30.0):
         self.path = os.fspath(path)
         self.lock_timeout = float(lock_timeout)
         self._lock = threading.Lock()
@@ -260,7 +260,7 @@ class VerdictCache:
 
         return self._run(write)
 
-    def claim(self, key: str, owner: str, seconds: float):
+    def claim(self, key: str, owner: str, seconds: float) -> tuple[str, bool | None]:
         """Claim ``key`` for ``seconds`` unless it is stored or claimed by another owner whose claim still holds.
 
         Returns ``("stored", verdict)``, ``("claimed", None)`` (the caller may

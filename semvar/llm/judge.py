@@ -38,9 +38,10 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from .._redact import redact
-from .._validation import check_int, check_pairs, check_real
+from .._validation import check_bool, check_int, check_pairs, check_real, check_texts
 from .cache import CacheError, VerdictCache, owner_id
 from .client import (
     _backoff_delay,
@@ -109,6 +110,92 @@ class JudgeStats:
         return ", ".join(f"{n} x {kind}" for kind, n in sorted(self.unjudged_reasons.items(), key=lambda kv: -kv[1]))
 
 
+class _WorkQueue:
+    """The keys one :meth:`LLMJudge._run` has left to judge, shared by its worker threads.
+
+    Keys wait in order; a key that another process sharing the cache has in
+    flight is deferred and handed out again after a growing pause (0.1 s,
+    0.2 s, ... up to 2 s).  :meth:`take` returns None once every key has its
+    verdict or the run is stopped.
+    """
+
+    def __init__(self, todo: list[str], stop: threading.Event):
+        self.stop = stop
+        self._ready = deque(todo)
+        self._later: list = []  # (not before, sequence, key): calls another process has in flight
+        self._order = itertools.count()
+        self._defers: Counter = Counter()
+        self._cond = threading.Condition()
+        self._pending = len(todo)
+
+    def take(self) -> str | None:
+        """The next key to judge, waiting for a deferred one if need be; None when the work is done or stopped."""
+        with self._cond:
+            while True:
+                if self.stop.is_set() or self._pending == 0:
+                    return None
+                if self._ready:
+                    return self._ready.popleft()
+                now = time.monotonic()
+                if self._later and self._later[0][0] <= now:
+                    return heapq.heappop(self._later)[2]
+                self._cond.wait(min(0.25, self._later[0][0] - now) if self._later else 0.25)
+
+    def defer(self, key: str) -> None:
+        """Hand ``key`` out again later: another process has its call in flight."""
+        with self._cond:
+            self._defers[key] += 1
+            not_before = time.monotonic() + min(2.0, 0.05 * 2 ** self._defers[key])
+            heapq.heappush(self._later, (not_before, next(self._order), key))
+            self._cond.notify()
+
+    def finish(self) -> None:
+        """One key has its verdict (the last one wakes every waiting worker)."""
+        with self._cond:
+            self._pending -= 1
+            if self._pending == 0:
+                self._cond.notify_all()
+
+    def cancel(self) -> None:
+        """Hand out no more keys; wake every waiting worker."""
+        self.stop.set()
+        with self._cond:
+            self._cond.notify_all()
+
+
+def _distinct_calls(texts: list[str], P: np.ndarray) -> tuple[list[str], np.ndarray, list[int], list[int], np.ndarray]:
+    """One call per distinct ordered pair of distinct texts, however often a row asks for it.
+
+    Returns the distinct texts, a mask of the rows whose two texts are the same string, the
+    calls as indices ``first[c], second[c]`` into the distinct texts, and for each other row
+    the index of its call.
+    """
+    index: dict[str, int] = {}
+    codes = np.fromiter((index.setdefault(t, len(index)) for t in texts), dtype=np.int64, count=len(texts))
+    distinct = list(index)
+    C = codes[P] if P.shape[0] else np.zeros((0, 2), dtype=np.int64)
+    same = C[:, 0] == C[:, 1]
+    flat = C[~same, 0] * len(distinct) + C[~same, 1]
+    calls, inverse = np.unique(flat, return_inverse=True)
+    first, second = np.divmod(calls, len(distinct)) if calls.size else (calls, calls)
+    return distinct, same, first.tolist(), second.tolist(), inverse
+
+
+def _masked_verdicts(
+    results: dict[str, bool | None], keys: list[str], same: np.ndarray, inverse: np.ndarray
+) -> np.ma.MaskedArray:
+    """One verdict per row: TRUE for two identical texts, else its call's, masked where that has none."""
+    m = same.shape[0]
+    got = np.array([results.get(k) for k in keys], dtype=object)
+    known = np.array([v is not None for v in got], dtype=bool)
+    value = np.array([bool(v) for v in got], dtype=bool)
+    data = np.ones(m, dtype=bool)
+    mask = np.zeros(m, dtype=bool)
+    data[~same] = value[inverse] if keys else False
+    mask[~same] = ~known[inverse] if keys else False
+    return np.ma.MaskedArray(data, mask=mask)
+
+
 class LLMJudge:
     """Ask an OpenAI-compatible chat endpoint whether two texts mean the same (Liu 2025, appendix C).
 
@@ -124,7 +211,7 @@ class LLMJudge:
         Sent as ``Authorization: Bearer ...``.  Defaults to the environment
         variable ``OPENAI_API_KEY``; with neither, or with ``api_key=""``, no
         header is sent (local servers usually need none).
-    prompt : str
+    prompt : str, default="liu2025"
         ``"liu2025"`` or ``"liu2025_format"`` (appendix C, first and second
         prompt), or a template containing ``{text_A}`` and ``{text_B}``.
     cache_path : str or os.PathLike, optional
@@ -134,35 +221,35 @@ class LLMJudge:
         cache of one server is never answered for another that happens to
         serve a model of the same name.  A new file is created readable by its
         owner only (mode 0600: it holds the texts).
-    timeout : float
+    timeout : float, default=30.0
         Seconds (at most 10**6) allowed for one request in all: connecting,
         sending and receiving the whole answer (a deadline, not a limit per read, so a
         server that trickles its answer out cannot hold a call longer).
-    max_retries : int
+    max_retries : int, default=5
         Retries per pair after the first request (for faults and for
         unparseable answers together).  When they run out the pair is unjudged.
-    concurrency : int
+    concurrency : int, default=8
         Requests in flight at most.
     temperature, max_tokens : optional
         Sent with each request when given; otherwise the server's defaults
         apply.  They are not part of the cache key.
-    backoff_base, backoff_max : float
+    backoff_base, backoff_max : float, default=0.5 and 30.0
         Retry ``r`` (0, 1, ...) waits a uniform time in
         ``[0, min(backoff_max, backoff_base * 2**r)]`` (full jitter), and at
         least the server's ``Retry-After``.
-    max_retry_after : float, default 60
+    max_retry_after : float, default=60.0
         Upper limit, in seconds, on one wait that a server asks for with
         ``Retry-After`` (HTTP 429 or 503).  A longer request is cut to this
         (a server asking for ``Retry-After: 10000`` is asked again after 60 s,
         and the pair is unjudged when the retries run out), so a run never
         sleeps for hours on one header.
-    max_response_bytes : int
+    max_response_bytes : int, default=1048576
         Longest answer read; a longer one is refused unread (a fault).
-    lock_timeout : float
+    lock_timeout : float, default=30.0
         Seconds to wait for another process's lock on the cache file.
-    progress : bool
+    progress : bool, default=True
         Show a tqdm bar with counts of done / cached / retried / unjudged.
-    random_state : None or int
+    random_state : None or int, default=None
         Seeds the jitter.
 
     Attributes
@@ -223,7 +310,7 @@ class LLMJudge:
         *,
         api_key: str | None = None,
         prompt: str = "liu2025",
-        cache_path=None,
+        cache_path: str | os.PathLike | None = None,
         timeout: float = 30.0,
         max_retries: int = 5,
         concurrency: int = 8,
@@ -269,9 +356,7 @@ class LLMJudge:
         self.max_retry_after = check_real(max_retry_after, "max_retry_after", low=0.0, high=_MAX_SECONDS)
         self.max_response_bytes = check_int(max_response_bytes, "max_response_bytes", low=1)
         self.lock_timeout = check_real(lock_timeout, "lock_timeout", low=0.0, high=_MAX_SECONDS)
-        if not isinstance(progress, bool):
-            raise ValueError(f"progress must be True or False, got {progress!r}")
-        self.progress = progress
+        self.progress = check_bool(progress, "progress")
         if random_state is not None:
             check_int(random_state, "random_state", low=0)
         self._random = random.Random(random_state)
@@ -318,7 +403,7 @@ class LLMJudge:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def pairs(self, texts: Sequence[str], pairs) -> np.ma.MaskedArray:
+    def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ma.MaskedArray:
         """Judge each row ``(i, j)`` of ``pairs``: does ``texts[i]`` mean the same as ``texts[j]``?
 
         Parameters
@@ -355,12 +440,20 @@ class LLMJudge:
             Passed on after the requests in flight are cancelled; every call
             that finished before is in the cache.
         """
-        if isinstance(texts, str):
-            raise ValueError("texts must be a sequence of strings, got a single string")
-        texts = list(texts)
-        bad = [i for i, t in enumerate(texts) if not isinstance(t, str)]
-        if bad:
-            raise ValueError(f"texts must be strings; item {bad[0]} is {type(texts[bad[0]]).__name__}")
+        texts = self._check_texts(texts)
+        P = check_pairs(pairs, len(texts))
+        distinct, same, first, second, inverse = _distinct_calls(texts, P)
+        keys = [
+            VerdictCache.key(self.model, self.template, distinct[i], distinct[j], server=self.base_url)
+            for i, j in zip(first, second)
+        ]
+        self.stats = JudgeStats(pairs=P.shape[0], unique=len(keys), identical=int(same.sum()))
+        results = self._answer(keys, [(distinct[i], distinct[j]) for i, j in zip(first, second)])
+        return _masked_verdicts(results, keys, same, inverse)
+
+    def _check_texts(self, texts: Sequence[str]) -> list[str]:
+        """The texts as a list of strings that can be sent, cached and pasted into the prompt."""
+        texts = check_texts(texts, allow_empty=True)
         for i, t in enumerate(texts):
             at = lone_surrogate(t)
             if at is not None:
@@ -374,37 +467,18 @@ class LLMJudge:
                     f"texts[{i}] holds the line {forged!r}, which is also a line of the prompt: pasted into it, the "
                     "prompt would no longer say where the text ends. Reword or remove that line of the text."
                 )
-        P = check_pairs(pairs, len(texts))
-        m = P.shape[0]
-        # distinct texts, then distinct ordered pairs of distinct texts: one key per call, however often asked
-        index: dict[str, int] = {}
-        codes = np.fromiter((index.setdefault(t, len(index)) for t in texts), dtype=np.int64, count=len(texts))
-        distinct = list(index)
-        C = codes[P] if m else np.zeros((0, 2), dtype=np.int64)
-        same = C[:, 0] == C[:, 1]
-        flat = C[~same, 0] * len(distinct) + C[~same, 1]
-        calls, inverse = np.unique(flat, return_inverse=True)
-        first, second = np.divmod(calls, len(distinct)) if calls.size else (calls, calls)
-        keys = [
-            VerdictCache.key(self.model, self.template, distinct[i], distinct[j], server=self.base_url)
-            for i, j in zip(first.tolist(), second.tolist())
-        ]
-        self.stats = JudgeStats(pairs=m, unique=len(keys), identical=int(same.sum()))
+        return texts
+
+    def _answer(self, keys: list[str], texts: list[tuple[str, str]]) -> dict[str, bool | None]:
+        """The verdict of each key (``texts[i]`` is the ordered pair of ``keys[i]``): the cache's, else judged now."""
         results: dict[str, bool | None] = {}
         if self.cache is not None and keys:
             results.update(self.cache.get_many(keys))
         self.stats.cached = len(results)
-        jobs = {k: (distinct[i], distinct[j]) for k, i, j in zip(keys, first.tolist(), second.tolist()) if k not in results}
+        jobs = {k: ab for k, ab in zip(keys, texts) if k not in results}
         if jobs:
             results.update(self._run(list(jobs), jobs))
-        got = np.array([results.get(k) for k in keys], dtype=object)
-        known = np.array([v is not None for v in got], dtype=bool)
-        value = np.array([bool(v) for v in got], dtype=bool)
-        data = np.ones(m, dtype=bool)
-        mask = np.zeros(m, dtype=bool)
-        data[~same] = value[inverse] if calls.size else False
-        mask[~same] = ~known[inverse] if calls.size else False
-        return np.ma.MaskedArray(data, mask=mask)
+        return results
 
     # ------------------------------------------------------------------ machinery
     def _run(self, todo: list[str], jobs: dict[str, tuple[str, str]]) -> dict[str, bool | None]:
@@ -415,101 +489,26 @@ class LLMJudge:
         flight (their sockets are shut down), waits at most ``_GRACE``
         seconds for calls being committed, and re-raises.
         """
-        from tqdm.auto import tqdm
-
         stop = threading.Event()
         self._stop = stop
         self._claims_off = False
         self._client.reset()
-        owner = owner_id()
-        out: dict[str, bool | None] = {}
-        ready = deque(todo)
-        later: list = []  # (not before, sequence, key): calls another process has in flight
-        order = itertools.count()
-        defers: Counter = Counter()
-        cond = threading.Condition()
-        pending = [len(todo)]
+        work = _WorkQueue(todo, stop)
         results: queue.Queue = queue.Queue()
-
-        def take():
-            with cond:
-                while True:
-                    if stop.is_set() or pending[0] == 0:
-                        return None
-                    if ready:
-                        return ready.popleft()
-                    now = time.monotonic()
-                    if later and later[0][0] <= now:
-                        return heapq.heappop(later)[2]
-                    cond.wait(min(0.25, later[0][0] - now) if later else 0.25)
-
-        def worker():
-            try:
-                while True:
-                    key = take()
-                    if key is None:
-                        return
-                    try:
-                        verdict = self._judge_one(key, *jobs[key], stop, owner)
-                    except _Cancelled:
-                        return
-                    except BaseException as exc:  # a fatal error: hand it to the caller
-                        results.put(("error", exc))
-                        return
-                    if verdict is _DEFER:
-                        with cond:
-                            defers[key] += 1
-                            heapq.heappush(later, (time.monotonic() + min(2.0, 0.05 * 2 ** defers[key]), next(order), key))
-                            cond.notify()
-                        continue
-                    results.put(("ok", key, verdict))
-                    with cond:
-                        pending[0] -= 1
-                        if pending[0] == 0:
-                            cond.notify_all()
-            finally:
-                results.put(("exit",))
-
-        bar = tqdm(
-            total=self.stats.unique,
-            initial=self.stats.cached,
-            desc="judge",
-            unit="pair",
-            disable=not self.progress,
-            dynamic_ncols=True,
-        )
+        owner = owner_id()
+        bar = self._progress_bar()
         threads = [
-            threading.Thread(target=worker, name=f"llm-judge-{i}", daemon=True)
+            threading.Thread(target=self._worker, args=(work, jobs, results, owner), name=f"llm-judge-{i}", daemon=True)
             for i in range(min(self.concurrency, len(todo)))
         ]
         try:
             for t in threads:
                 t.start()
-            running = len(threads)
-            while running and len(out) < len(todo):
-                try:
-                    item = results.get(timeout=0.25)
-                except queue.Empty:
-                    continue
-                if item[0] == "exit":
-                    running -= 1
-                elif item[0] == "error":
-                    raise item[1]
-                else:
-                    out[item[1]] = item[2]
-                    bar.update(1)
-                    if self.progress:
-                        st = self.stats
-                        bar.set_postfix(
-                            done=st.done, cached=st.cached + st.shared, retried=st.retried, unjudged=st.unjudged,
-                            refresh=False,
-                        )
+            out = self._collect(results, len(threads), len(todo), bar)
         except BaseException:
             # an interrupt or a fatal error: hand out no more work and cancel the requests in flight;
             # finished calls are committed by their workers, which get a moment to do so
-            stop.set()
-            with cond:
-                cond.notify_all()
+            work.cancel()
             self._client.abort()
             until = time.monotonic() + _GRACE
             for t in threads:
@@ -519,6 +518,68 @@ class LLMJudge:
             stop.set()
             bar.close()
             self._client.close()
+        self._log_shortfalls()
+        return out
+
+    def _progress_bar(self):
+        from tqdm.auto import tqdm  # tqdm only when a run sends requests
+
+        return tqdm(
+            total=self.stats.unique,
+            initial=self.stats.cached,
+            desc="judge",
+            unit="pair",
+            disable=not self.progress,
+            dynamic_ncols=True,
+        )
+
+    def _worker(self, work: _WorkQueue, jobs: dict[str, tuple[str, str]], results: queue.Queue, owner: str) -> None:
+        """One worker thread: judge keys until none is left or the run stops; report each verdict on ``results``."""
+        try:
+            while True:
+                key = work.take()
+                if key is None:
+                    return
+                try:
+                    verdict = self._judge_one(key, *jobs[key], work.stop, owner)
+                except _Cancelled:
+                    return
+                except BaseException as exc:  # a fatal error: hand it to the caller
+                    results.put(("error", exc))
+                    return
+                if verdict is _DEFER:
+                    work.defer(key)
+                    continue
+                results.put(("ok", key, verdict))
+                work.finish()
+        finally:
+            results.put(("exit",))
+
+    def _collect(self, results: queue.Queue, running: int, total: int, bar) -> dict[str, bool | None]:
+        """Gather the workers' verdicts until all ``total`` are in or every worker has exited; raise a fatal error."""
+        out: dict[str, bool | None] = {}
+        while running and len(out) < total:
+            try:
+                item = results.get(timeout=0.25)
+            except queue.Empty:
+                continue
+            if item[0] == "exit":
+                running -= 1
+            elif item[0] == "error":
+                raise item[1]
+            else:
+                out[item[1]] = item[2]
+                bar.update(1)
+                if self.progress:
+                    st = self.stats
+                    bar.set_postfix(
+                        done=st.done, cached=st.cached + st.shared, retried=st.retried, unjudged=st.unjudged,
+                        refresh=False,
+                    )
+        return out
+
+    def _log_shortfalls(self) -> None:
+        """Warn about pairs left unjudged and finished calls the cache could not store."""
         if self.stats.unjudged:
             logger.warning(
                 "%d of %d pairs are unjudged after %d retries each (%s); they are masked, not read as FALSE",
@@ -534,7 +595,6 @@ class LLMJudge:
                 self.stats.uncached,
                 None if self.cache is None else self.cache.path,
             )
-        return out
 
     def _claim(self, key: str, owner: str, seconds: float):
         """Claim ``key`` in the cache; a cache that fails here is reported once and then not used for claims."""

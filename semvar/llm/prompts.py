@@ -72,7 +72,7 @@ _VERDICT_RE = re.compile(r"^[\s*_#`>\"'(\[:.-]*(true|false)(?![\w-]|['\u2019]\w)
 _BOTH_RE = re.compile(r"[\s*_`\"')\].,;:-]*(?:or\b|/|\|)[\s*_`\"'(\[]*(?:true|false)(?![a-z0-9_])", re.IGNORECASE)
 
 
-def parse_verdict(answer) -> bool | None:
+def parse_verdict(answer: object) -> bool | None:
     """Read the verdict from an answer: TRUE, FALSE, or ``None`` when it is neither.
 
     The rule: the answer's first word must be exactly TRUE or FALSE (any

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,7 +26,7 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 
 
 @contextlib.contextmanager
-def serve_folder(root) -> Iterator[str]:
+def serve_folder(root: str | os.PathLike) -> Iterator[str]:
     """Serve the files below ``root`` on ``127.0.0.1`` for the duration of a ``with`` block.
 
     Parameters

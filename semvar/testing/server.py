@@ -28,7 +28,7 @@ from collections import Counter
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from .._validation import check_int, check_probability, check_real
+from .._validation import check_bool, check_int, check_option, check_probability, check_real
 
 __all__ = ["SimulatedEndpoint", "extract_texts", "FAULT_KINDS", "HOSTILE_FAULT_KINDS"]
 
@@ -37,6 +37,8 @@ FAULT_KINDS = ("500", "503", "429", "timeout", "reset", "malformed", "unparseabl
 #: further faults, used only when asked for: an HTML page with HTTP 200 (a login page or a wrong
 #: route), an answer trickled out one byte every ``delay`` seconds, and an answer of 10 MB
 HOSTILE_FAULT_KINDS = ("html", "trickle", "huge")
+#: how the endpoint may word its answers
+STYLES = ("plain", "markdown", "lower")
 
 _PAIR_RE = re.compile(r"TEXT A:[ \t]*\n(?P<a>.*?)\n[ \t]*\n[ \t]*TEXT B:[ \t]*\n(?P<b>.*?)\n[ \t]*\n", re.DOTALL)
 
@@ -54,6 +56,16 @@ def extract_texts(prompt: str) -> tuple[str, str]:
     if m is None:
         raise ValueError("prompt does not contain a 'TEXT A:' ... 'TEXT B:' block")
     return m.group("a").strip(), m.group("b").strip()
+
+
+def _check_options(values: Sequence[str], name: str, options: tuple[str, ...]) -> tuple[str, ...]:
+    """A non-empty sequence of strings, each one of ``options``."""
+    values = tuple(values)
+    if not values:
+        raise ValueError(f"{name} must be a non-empty sequence of {options}, got ()")
+    for i, value in enumerate(values):
+        check_option(value, f"{name}[{i}]", options)
+    return values
 
 
 def _pair_uniform(seed: int, a: str, b: str) -> float:
@@ -163,22 +175,11 @@ class SimulatedEndpoint:
         self.api_key = api_key
         self.model = model
         self.fault_every = check_int(fault_every, "fault_every", low=0)
-        faults = tuple(faults)
-        bad = [f for f in faults if f not in FAULT_KINDS + HOSTILE_FAULT_KINDS]
-        if bad or not faults:
-            raise ValueError(
-                f"faults must be a non-empty sequence of {FAULT_KINDS + HOSTILE_FAULT_KINDS}, got {faults!r}"
-            )
-        self.faults = faults
+        self.faults = _check_options(faults, "faults", FAULT_KINDS + HOSTILE_FAULT_KINDS)
         self.delay = check_real(delay, "delay", low=0.0)
         self.retry_after = str(retry_after)
-        styles = tuple(styles)
-        if not styles or any(s not in ("plain", "markdown", "lower") for s in styles):
-            raise ValueError(f"styles must be a non-empty sequence of 'plain', 'markdown', 'lower', got {styles!r}")
-        self.styles = styles
-        if not isinstance(resample, bool):
-            raise ValueError(f"resample must be True or False, got {resample!r}")
-        self.resample = resample
+        self.styles = _check_options(styles, "styles", STYLES)
+        self.resample = check_bool(resample, "resample")
         self.hold_after = None if hold_after is None else check_int(hold_after, "hold_after", low=0)
         self.extract = extract or extract_texts
         self.requests: Counter = Counter()
