@@ -23,10 +23,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from ._validation import check_int, check_random_state, check_real, show
+from ._validation import RandomStateLike, check_int, check_option, check_random_state, check_real, show
 
-__all__ = ["auroc", "auroc_ci", "rate_ci", "auarc", "paired_auroc_difference", "bootstrap_ci"]
+__all__ = ["auroc", "auroc_ci", "mann_whitney_auc", "rate_ci", "auarc", "paired_auroc_difference", "bootstrap_ci"]
 
 
 # --------------------------------------------------------------------------- checks
@@ -58,7 +59,7 @@ def _check_level(level) -> float:
 
 
 # --------------------------------------------------------------------------- AUROC
-def auroc(score, positive) -> float:
+def auroc(score: ArrayLike, positive: ArrayLike) -> float:
     """Area under the ROC curve of ``score`` for predicting ``positive`` (ties count one half).
 
     Equals the probability that a random positive scores above a random
@@ -87,7 +88,7 @@ def auroc(score, positive) -> float:
     return auroc_ci(score, positive)[0]
 
 
-def auroc_ci(score, positive, *, level: float = 0.95) -> tuple[float, float, float]:
+def auroc_ci(score: ArrayLike, positive: ArrayLike, *, level: float = 0.95) -> tuple[float, float, float]:
     """AUROC with the DeLong et al. (1988) confidence interval.
 
     Parameters
@@ -96,7 +97,7 @@ def auroc_ci(score, positive, *, level: float = 0.95) -> tuple[float, float, flo
         Higher means "more likely positive".
     positive : array-like of bool, shape (n,)
         The event to predict (e.g. the plurality answer is wrong).
-    level : float in (0, 1), default 0.95
+    level : float in (0, 1), default=0.95
 
     Returns
     -------
@@ -160,6 +161,48 @@ def auroc_ci(score, positive, *, level: float = 0.95) -> tuple[float, float, flo
     return auc, max(0.0, auc - half), min(1.0, auc + half)
 
 
+def mann_whitney_auc(pos: ArrayLike, neg: ArrayLike) -> float:
+    """P(a random ``pos`` score exceeds a random ``neg`` score), ties counting one half.
+
+    The AUROC of two samples of scores (the Mann-Whitney statistic divided by
+    ``m n``), for when the scores come as two groups rather than one score
+    array and its labels (:func:`auroc`); it needs one member of each group,
+    not two, since no interval is computed.
+
+    Parameters
+    ----------
+    pos, neg : array-like of shape (m,) and (n,)
+        Finite scores of the positives and of the negatives; neither empty.
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Raises
+    ------
+    ValueError
+        A score array that is not 1-D, not finite, or empty.
+
+    Examples
+    --------
+    >>> mann_whitney_auc([0.35, 0.8], [0.1, 0.4])
+    0.75
+    >>> mann_whitney_auc([1.0], [1.0])
+    0.5
+    """
+    x, z = _check_score(pos, "pos"), _check_score(neg, "neg")
+    if x.size == 0 or z.size == 0:
+        raise ValueError(f"pos and neg must both be non-empty, got {x.size} and {z.size} scores")
+    return _mann_whitney(x, z)
+
+
+def _mann_whitney(pos: np.ndarray, neg: np.ndarray) -> float:
+    from scipy.stats import rankdata
+
+    r = rankdata(np.concatenate([pos, neg]))
+    return float((r[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
+
+
 def _auc_prep(x: np.ndarray, z: np.ndarray):
     """For each positive score ``x_i``: where the negatives ``z`` sorted ascending stop being below / equal to it."""
     order = np.argsort(z, kind="stable")
@@ -176,16 +219,16 @@ def _weighted_auc(prep, c: np.ndarray, d: np.ndarray) -> float:
 
 
 # --------------------------------------------------------------------------- proportions
-def rate_ci(k, n, *, method: str = "wilson", level: float = 0.95) -> tuple[float, float, float]:
+def rate_ci(k: int, n: int, *, method: str = "wilson", level: float = 0.95) -> tuple[float, float, float]:
     """A proportion ``k/n`` with its binomial confidence interval (``scipy.stats.binomtest``).
 
     Parameters
     ----------
     k, n : int
         Successes and trials, ``0 <= k <= n``, ``n >= 1``.
-    method : {"wilson", "exact"}, default "wilson"
+    method : {"wilson", "exact"}, default="wilson"
         Wilson's (1927) score interval or the Clopper-Pearson ("exact") interval.
-    level : float in (0, 1), default 0.95
+    level : float in (0, 1), default=0.95
 
     Returns
     -------
@@ -206,15 +249,14 @@ def rate_ci(k, n, *, method: str = "wilson", level: float = 0.95) -> tuple[float
 
     n = check_int(n, "n", low=1)
     k = check_int(k, "k", low=0, high=n)
-    if method not in ("wilson", "exact"):
-        raise ValueError(f"method must be 'wilson' or 'exact', got {method!r}")
+    check_option(method, "method", ("wilson", "exact"))
     level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     ci = binomtest(k, n).proportion_ci(confidence_level=level, method=method)
     return k / n, float(ci.low), float(ci.high)
 
 
 # --------------------------------------------------------------------------- AUARC
-def auarc(uncertainty, correct) -> float:
+def auarc(uncertainty: ArrayLike, correct: ArrayLike) -> float:
     """Area under the accuracy-rejection curve: the mean accuracy of the ``j`` most certain answers over ``j``.
 
     Parameters
@@ -300,11 +342,11 @@ def _resample_indices(n: int, n_boot: int, rng, strata: np.ndarray | None) -> np
 
 def bootstrap_ci(
     statistic: Callable[..., float],
-    *arrays,
+    *arrays: ArrayLike,
     n_boot: int = 2000,
     level: float = 0.95,
-    random_state=0,
-    strata=None,
+    random_state: RandomStateLike = 0,
+    strata: ArrayLike | None = None,
 ) -> tuple[float, float, float]:
     """A statistic of paired arrays and its percentile bootstrap interval (resampling rows jointly).
 
@@ -315,10 +357,10 @@ def bootstrap_ci(
         each resample (the same rows of every array).
     *arrays : array-like, each of length n
         At least one; the first axis is resampled.
-    n_boot : int, default 2000
+    n_boot : int, default=2000
         Number of resamples.
-    level : float in (0, 1), default 0.95
-    random_state : None, int or numpy.random.Generator, default 0
+    level : float in (0, 1), default=0.95
+    random_state : None, int or numpy.random.Generator, default=0
     strata : array-like of shape (n,), optional
         Resample within each stratum (each keeps its size), e.g. the classes
         for an AUROC, so that every resample holds both.
@@ -378,13 +420,13 @@ def _finite(value, where: str) -> float:
 
 
 def paired_auroc_difference(
-    score_a,
-    score_b,
-    positive,
+    score_a: ArrayLike,
+    score_b: ArrayLike,
+    positive: ArrayLike,
     *,
     n_boot: int = 2000,
     level: float = 0.95,
-    random_state=0,
+    random_state: RandomStateLike = 0,
 ) -> tuple[float, float, float]:
     """``AUROC(score_a) - AUROC(score_b)`` on the same questions, with a paired bootstrap interval.
 
@@ -394,9 +436,9 @@ def paired_auroc_difference(
         Two scores of the same ``n`` questions (higher = more likely positive).
     positive : array-like of bool, shape (n,)
         The event both predict; at least two of each class.
-    n_boot : int, default 2000
-    level : float in (0, 1), default 0.95
-    random_state : None, int or numpy.random.Generator, default 0
+    n_boot : int, default=2000
+    level : float in (0, 1), default=0.95
+    random_state : None, int or numpy.random.Generator, default=0
 
     Returns
     -------

@@ -1,5 +1,5 @@
 """Tests of the Ye et al. (2024) QA answer key rebuilt from public files, of ``semvar.conformal.ye_table``
-and of the range of values an open key allows (``semvar.experiments.ye_protocol.key_range``).
+and of the range of values an open key allows (``semvar.conformal.protocol.key_range``).
 
 Golden values come from the paper (``semvar.papers``: Qwen-72B 72.53 / 2.45 / 93.43, Yi-34B 71.24 / 2.60,
 the QA column of the base-model tables) and from brute force (every key enumerated), never from the code
@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 import semvar.conformal as cf
 from semvar import data
-from semvar.data.ye2024 import _rebuild_qa_key
-from semvar.experiments.ye_protocol import key_range
+from semvar.conformal.protocol import key_range
+from semvar.data._ye_key import rebuild_qa_key as _rebuild_qa_key
 from semvar.papers import YE_QA_BASE, YE_QWEN72B_QA
 
 N = 10000

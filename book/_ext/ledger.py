@@ -178,8 +178,17 @@ class _LedgerRole(SphinxRole):
         return [node], []
 
 
+def _badge(status: str) -> tuple[nodes.inline, str]:
+    """The verdict badge of a status, and its verdict in words."""
+    word = _claims().VERDICT_WORDS.get(status, status)
+    return nodes.inline(word, word, classes=["sv-verdict", f"sv-{status}"]), word
+
+
 class VerdictRole(_LedgerRole):
+    """``{verdict}`ID```: the record's verdict badge; :class:`ClaimRole` puts the id before it."""
+
     marks = True
+    with_id = False
 
     def run(self):
         rid = self.text.strip()
@@ -187,25 +196,15 @@ class VerdictRole(_LedgerRole):
             rec = self.record(rid)
         except KeyError as exc:
             return self.fail(exc.args[0])
-        word = _claims().VERDICT_WORDS.get(rec["status"], rec["status"])
-        badge = nodes.inline(word, word, classes=["sv-verdict", f"sv-{rec['status']}"])
-        return [_link(self.env, rid, [badge], title=f"{rid}: {word} (scorecard)", marks=True)], []
+        badge, word = _badge(rec["status"])
+        children = [nodes.literal(rid, rid, classes=["sv-claim-id"]), nodes.Text(" "), badge] if self.with_id else [badge]
+        return [_link(self.env, rid, children, title=f"{rid}: {word} (scorecard)", marks=True)], []
 
 
-class ClaimRole(_LedgerRole):
-    marks = True
+class ClaimRole(VerdictRole):
+    """``{claim}`ID```: the record's identifier and its verdict badge."""
 
-    def run(self):
-        rid = self.text.strip()
-        try:
-            rec = self.record(rid)
-        except KeyError as exc:
-            return self.fail(exc.args[0])
-        word = _claims().VERDICT_WORDS.get(rec["status"], rec["status"])
-        code = nodes.literal(rid, rid, classes=["sv-claim-id"])
-        badge = nodes.inline(word, word, classes=["sv-verdict", f"sv-{rec['status']}"])
-        return [_link(self.env, rid, [code, nodes.Text(" "), badge], title=f"{rid}: {word} (scorecard)",
-                      marks=True)], []
+    with_id = True
 
 
 class LedgerRole(_LedgerRole):
@@ -343,8 +342,7 @@ def _table(app, fromdoc, kind):
         row = nodes.row()
         card = nodes.reference("", "", nodes.literal(r.id, r.id), internal=True,
                                refuri=_uri(app, fromdoc, app.config.ledger_page, claims.card_anchor(r.id)))
-        word = claims.VERDICT_WORDS.get(r.status, r.status)
-        badge = nodes.inline(word, word, classes=["sv-verdict", f"sv-{r.status}"])
+        badge, _ = _badge(r.status)
         reason = claims.one_line(r, width=150)
         if r.id in decided:
             entry = decided[r.id]

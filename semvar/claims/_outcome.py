@@ -7,11 +7,13 @@ claims and is not imported as a chapter group).
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable
 from typing import Any
 
-from . import Outcome, find_data, needs_data
+from ._registry import Outcome
+from ._run import find_data, needs_data, without_machine_paths
+
+__all__ = ["decide", "with_data", "without_machine_paths"]
 
 
 def decide(our_value: Any, holds: bool, note: str = "", *, partly: bool = False) -> Outcome:
@@ -23,9 +25,9 @@ def decide(our_value: Any, holds: bool, note: str = "", *, partly: bool = False)
         The value we measured (the record's ``our_value``).
     holds : bool
         Whether the claim holds under the rule stated in the claim's ``tolerance``.
-    note : str, optional
+    note : str, default=""
         The record's one-line note.
-    partly : bool, optional
+    partly : bool, default=False
         Whether part of the claim holds; read only when ``holds`` is false.
 
     Returns
@@ -86,28 +88,3 @@ def with_data(load: Callable[[], Any], what: str) -> Callable:
         return run
 
     return wrap
-
-
-_ABSOLUTE = re.compile(r"(?<![\w<>.:/])/(?:[\w.\-]+/)*[\w.\-]+")
-
-
-def without_machine_paths(text: str) -> str:
-    """``text`` with every data directory written ``<data dir>`` and any other absolute path cut to its last part.
-
-    The ledger's notes are printed in the book, so they name files relative to the data directory
-    (``<data dir>/liu2025/x.csv``), never the machine's folders; repeated places collapse to one.
-
-    Examples
-    --------
-    >>> without_machine_paths("x.csv not found in /a/b/data/liu2025, /c/liu2025")  # doctest: +SKIP
-    'x.csv not found in <data dir>/liu2025'
-    >>> without_machine_paths("see /tmp/cache/file.json")
-    'see file.json'
-    """
-    from ..data import candidate_dirs
-
-    for d in sorted((str(p) for p in candidate_dirs()), key=len, reverse=True):
-        text = text.replace(d.rstrip("/"), "<data dir>")
-    text = _ABSOLUTE.sub(lambda m: m.group(0).rstrip("/").rsplit("/", 1)[-1], text)
-    # "<data dir>/a, <data dir>/a, <data dir>/a" -> "<data dir>/a"
-    return re.sub(r"(<data dir>/[\w.\-/]+)(?:, \1)+", r"\1", text)

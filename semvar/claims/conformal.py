@@ -17,8 +17,9 @@ import warnings
 import numpy as np
 
 from .. import conformal as cf
+from ..conformal.protocol import key_range
 from ..experiments.review_models import same_sets_models, sharp_soft_pair, temperature_sweep
-from ..experiments.ye_protocol import inversions, key_range
+from ..experiments.ye_protocol import inversions
 from ..papers import (
     REVIEW_KENDALL_TAU_RANGE,
     REVIEW_PANEL_A,

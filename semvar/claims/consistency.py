@@ -75,6 +75,33 @@ def _two_partitions_n(bound_a, bound_b, gap: float = GAP, failure: float = 1.0) 
     return _first_n(lambda n: n > 2 * failure and bound_a(n) + bound_b(n) < gap, start=30, step=30)
 
 
+def _ratio(value: float, bound: float) -> float:
+    """``value / bound``, where a bound of 0 gives inf for a positive value and 0 for none."""
+    return value / bound if bound > 0 else (math.inf if value > 0 else 0.0)
+
+
+def _never_above_bound(worst: float, note: str) -> Outcome:
+    """The outcome of a deterministic bound checked on simulated cases: replicated when no ratio exceeds 1."""
+    return decide(round(worst, 4), worst <= 1 + 1e-12, note)
+
+
+def _random_partitions(rng, trials: int):
+    """Random (truth, estimate) label pairs: K in 2..5, n in 3K..60, a random share of labels redrawn."""
+    for _ in range(trials):
+        K = int(rng.integers(2, 6))
+        n = int(rng.integers(3 * K, 60))
+        t = np.concatenate([np.arange(K), rng.integers(0, K, n - K)])
+        e = t.copy()
+        flip = rng.random(n) < rng.random()
+        e[flip] = rng.integers(0, K, flip.sum())
+        yield K, n, t, e
+
+
+def _all_or_strong(holds: dict[str, bool], *, also: bool = True, value=None, note: str = "") -> Outcome:
+    """Replicated when ``also`` and the claim holds for every judge; partly when for the four strong ones; else not."""
+    return decide(value, also and all(holds.values()), note, partly=also and all(holds[j] for j in STRONG))
+
+
 # --------------------------------------------------------------------------- choosing K
 
 #: the paper's designs (section 4) at n = 50, judged by its four strong judges (Table 2)
@@ -111,19 +138,14 @@ def _k_selection(quick: bool) -> Outcome:
             hits_all, total = hits_all + hits, total + graphs
     pooled = hits_all / total
     worst = min(rates, key=rates.get)
-    if min(rates.values()) >= 0.8:
-        status = "replicated"
-    elif pooled < 0.5:
-        status = "not_replicated"
-    else:
-        status = "partly"
     value = {"pooled": round(pooled, 4), "worst_cell": worst, "worst_rate": round(rates[worst], 4),
              "cells_at_least_0.8": sum(v >= 0.8 for v in rates.values()), "cells": len(rates)}
-    return Outcome(
-        value, status,
+    return decide(
+        value, min(rates.values()) >= 0.8,
         f"NCV picked the true K in {hits_all}/{total} graphs of 50 texts ({graphs} per cell); worst cell {worst}: "
         f"{rates[worst]:.2f}. Chen & Lei's guarantee is against under-selection only; chapter 4 shows NCV "
         "under-selects for weak judges and over-selects for small meaning classes (flat held-out loss)",
+        partly=pooled >= 0.5,
     )
 
 
@@ -141,18 +163,12 @@ def _lemma31(quick: bool) -> Outcome:
     rng = np.random.default_rng(31)
     trials = 200 if quick else 2000
     worst = 0.0
-    for _ in range(trials):
-        K = int(rng.integers(2, 6))
-        n = int(rng.integers(3 * K, 60))
-        t = np.concatenate([np.arange(K), rng.integers(0, K, n - K)])
-        e = t.copy()
-        flip = rng.random(n) < rng.random()
-        e[flip] = rng.integers(0, K, flip.sum())
+    for K, n, t, e in _random_partitions(rng, trials):
         gap = abs(empirical_entropy(t) - empirical_entropy(e))
         bound = B.lemma31(n, K, int(np.bincount(t).min()), B.miscluster_error(t, e)).value
-        worst = max(worst, gap / bound if bound > 0 else (math.inf if gap > 0 else 0.0))
-    return decide(
-        round(worst, 4), worst <= 1 + 1e-12,
+        worst = max(worst, _ratio(gap, bound))
+    return _never_above_bound(
+        worst,
         "largest ratio error / bound over random partitions and relabellings; the printed proof has a "
         "false intermediate inequality (errata item 6) but the term-wise version proves the lemma",
     )
@@ -205,18 +221,12 @@ def _theorem32(quick: bool) -> Outcome:
         nonzero[judge] = (errs > 1e-12).mean(axis=0)
         mean[judge] = errs.mean(axis=0)
     settled = {j: bool((v[-2:] == 0).all()) for j, v in nonzero.items()}
-    if all(settled.values()):
-        status = "replicated"
-    elif all(settled[j] for j in STRONG):
-        status = "partly"
-    else:
-        status = "not_replicated"
     value = {j: {str(n): round(float(s), 3) for n, s in zip(T32_SIZES, v)} for j, v in nonzero.items()}
     first_exact = {j: next((n for n, s in zip(T32_SIZES, v) if (v[T32_SIZES.index(n):] == 0).all()), None)
                    for j, v in nonzero.items()}
-    return Outcome(
-        value, status,
-        f"share of {paths} growing sequences with |E_bar - E_hat| > 0, per judge and n; exact from n = "
+    return _all_or_strong(
+        settled, value=value,
+        note=f"share of {paths} growing sequences with |E_bar - E_hat| > 0, per judge and n; exact from n = "
         + ", ".join(f"{j} {n}" for j, n in first_exact.items())
         + ". Exact recovery, so the error is eventually 0, faster than any power of n; the proof (Su et al.) "
         "covers the normalised matrix, not Algorithm 1's D - E, and needs regularity conditions that a judge "
@@ -475,18 +485,6 @@ def _lemmas_a7_a8(quick: bool) -> Outcome:
 
 # --------------------------------------------------------------------------- Lemmas A.3 and A.6
 
-def _random_partitions(rng, trials: int):
-    """Random (truth, estimate) label pairs: K in 2..5, n in 3K..60, a random share of labels redrawn."""
-    for _ in range(trials):
-        K = int(rng.integers(2, 6))
-        n = int(rng.integers(3 * K, 60))
-        t = np.concatenate([np.arange(K), rng.integers(0, K, n - K)])
-        e = t.copy()
-        flip = rng.random(n) < rng.random()
-        e[flip] = rng.integers(0, K, flip.sum())
-        yield K, n, t, e
-
-
 @claim(
     "liu2025.lemma_a3",
     source="seed 000, appendix A.2, Lemma A.3",
@@ -507,11 +505,10 @@ def _lemma_a3(quick: bool) -> Outcome:
         r, c = linear_sum_assignment(-C)              # the matching M_error uses
         est_sizes = np.bincount(e, minlength=K)[c]    # size of the estimated cluster matched to true cluster r
         lhs = int(np.abs(est_sizes - np.bincount(t, minlength=K)[r]).sum())
-        m = B.miscluster_error(t, e)
-        worst = max(worst, lhs / m if m else (math.inf if lhs else 0.0))
-    return decide(round(worst, 4), worst <= 1 + 1e-12,
-                  f"largest ratio sum_j |size difference| / M_error over {trials} random partitions and "
-                  "relabellings: each misclustered text moves two cluster sizes by one and counts twice in M_error")
+        worst = max(worst, _ratio(lhs, B.miscluster_error(t, e)))
+    return _never_above_bound(worst, f"largest ratio sum_j |size difference| / M_error over {trials} random partitions "
+                              "and relabellings: each misclustered text moves two cluster sizes by one and counts "
+                              "twice in M_error")
 
 
 @claim(
@@ -533,11 +530,10 @@ def _lemma_a6(quick: bool) -> Outcome:
         sampling = float(np.sum(np.abs(probs - p_bar) / probs + np.log(1 / probs) * np.abs(probs - p_bar)))
         bound = sampling + B.lemma31(n, K, int(np.bincount(t, minlength=K).min()), B.miscluster_error(t, e)).value
         gap = abs(e_true - empirical_entropy(e))
-        worst = max(worst, gap / bound if bound > 0 else (math.inf if gap > 0 else 0.0))
-    return decide(round(worst, 4), worst <= 1 + 1e-12,
-                  f"largest ratio |E - E_hat| / bound over {trials} random class probabilities, samples and "
-                  "clusterings; the proof's two steps (|p log p - p_bar log p_bar| <= |p - p_bar| log(1/p) + "
-                  "|p - p_bar|/p, then Lemma 3.1) both hold")
+        worst = max(worst, _ratio(gap, bound))
+    return _never_above_bound(worst, f"largest ratio |E - E_hat| / bound over {trials} random class probabilities, "
+                              "samples and clusterings; the proof's two steps (|p log p - p_bar log p_bar| <= "
+                              "|p - p_bar| log(1/p) + |p - p_bar|/p, then Lemma 3.1) both hold")
 
 
 # --------------------------------------------------------------------------- the remark after Theorem 3.4
@@ -579,15 +575,9 @@ def _generator_slower(quick: bool) -> Outcome:
     faster = {j: v < sampling[300] for j, v in est.items()}
     value = {"mean_abs_E_minus_Ebar": {str(n): round(v, 4) for n, v in sampling.items()},
              "mean_abs_Ebar_minus_Ehat_n300": {j: round(v, 4) for j, v in est.items()}}
-    if converges and all(faster.values()):
-        status = "replicated"
-    elif converges and all(faster[j] for j in STRONG):
-        status = "partly"
-    else:
-        status = "not_replicated"
     slow = [j for j, f in faster.items() if not f]
-    return Outcome(value, status,
-                   f"|E - E_bar| {sampling[75]:.4f} at n = 75, {sampling[300]:.4f} at n = 300 ({draws} draws); "
-                   f"|E_bar - E_hat| at n = 300 ({reps} graphs per judge) is below it for "
-                   f"{', '.join(j for j, f in faster.items() if f) or 'no judge'}"
-                   + (f", not for {', '.join(slow)} (their clustering error is still larger at this n)" if slow else ""))
+    note = (f"|E - E_bar| {sampling[75]:.4f} at n = 75, {sampling[300]:.4f} at n = 300 ({draws} draws); "
+            f"|E_bar - E_hat| at n = 300 ({reps} graphs per judge) is below it for "
+            f"{', '.join(j for j, f in faster.items() if f) or 'no judge'}"
+            + (f", not for {', '.join(slow)} (their clustering error is still larger at this n)" if slow else ""))
+    return _all_or_strong(faster, also=converges, value=value, note=note)

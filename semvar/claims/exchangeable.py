@@ -57,6 +57,12 @@ def _degenerate(responses) -> str | None:
             "model): the beta-binomial fits and the dependence they measure are undefined")
 
 
+def _cannot_test(responses, our=None, suffix: str = "") -> Outcome | None:
+    """``not_replicated`` (with the reason and ``suffix``) when the answer vectors are degenerate, else None."""
+    why = _degenerate(responses)
+    return None if why is None else Outcome(our, "not_replicated", why + suffix)
+
+
 def _span(values, digits: int) -> list:
     """``[min, max]`` of ``values``, each rounded to ``digits`` decimals."""
     return [round(values.min(), digits), round(values.max(), digits)]
@@ -117,8 +123,8 @@ def _subsample_tight(quick: bool, helm) -> Outcome:
             f"and its standard deviation equals the bound's proxy ({worst['sd'] / proxy_sd:.4f}): tight in the exponent, "
             f"but the sub-Gaussian factor sqrt(2 log 40) = 2.72 against the Gaussian 1.96 leaves the 95 % half-width "
             f"{bound / worst['quantile']:.2f} times the worst case")
-    if (why := _degenerate(responses)) is not None:
-        return Outcome(our, "not_replicated", why + ", so they cannot test the bound: " + note)
+    if (out := _cannot_test(responses, our, ", so they cannot test the bound: " + note)) is not None:
+        return out
     if observed > bound or float(table["exceed"].max()) > DELTA:
         return Outcome(our, "not_replicated", "the bound fails on real answers: " + note)
     return decide(our, worst["quantile"] >= 0.9 * bound, note, partly=abs(worst["sd"] / proxy_sd - 1.0) <= 0.01)
@@ -295,14 +301,11 @@ def _splithalf(quick: bool, helm) -> Outcome:
     finite = bool(np.isfinite(values).all())
     lo, hi = (float(values.min()), float(values.max())) if finite else (float("nan"), float("nan"))
     above = int((table > LIN_SPLIT_HALF_RANGE[1]).sum().sum())
-    if not finite:  # a constant half (e.g. every answer right) has no correlation: the data cannot show dependence
-        status = "not_replicated"
-    else:
-        status = "replicated" if lo >= LIN_SPLIT_HALF_RANGE[0] else ("not_replicated" if lo <= 0 else "partly")
-    return Outcome([round(lo, 2), round(hi, 2)], status,
-                   f"{table.shape[0]} HELM models x {table.shape[1]} domains, mean over {20 if quick else 100} random "
-                   f"splits: {lo:.2f}-{hi:.2f}; {above} of {table.size} above 0.94 (stronger models); "
-                   f"the paper's diagnostics are on {SIX}")
+    # a constant half (e.g. every answer right) has no correlation (not finite): the data cannot show dependence
+    return decide([round(lo, 2), round(hi, 2)], finite and lo >= LIN_SPLIT_HALF_RANGE[0],
+                  f"{table.shape[0]} HELM models x {table.shape[1]} domains, mean over {20 if quick else 100} random "
+                  f"splits: {lo:.2f}-{hi:.2f}; {above} of {table.size} above 0.94 (stronger models); "
+                  f"the paper's diagnostics are on {SIX}", partly=finite and lo > 0)
 
 
 @claim(
@@ -342,8 +345,8 @@ def _spread(quick: bool, helm) -> Outcome:
 @with_data(_helm, HELM)
 def _exchangeable_vs_naive(quick: bool, helm) -> Outcome:
     responses, meta = helm
-    if (why := _degenerate(responses)) is not None:
-        return Outcome(None, "not_replicated", why)
+    if (out := _cannot_test(responses)) is not None:
+        return out
     t = mb.accuracy_table(responses, meta, DELTA, method="mle")
     ratio = (t["exchangeable_macro"] / t["wald"]).to_numpy(dtype=float)
     finite = bool(np.isfinite(ratio).all())
@@ -372,8 +375,8 @@ def _exchangeable_vs_naive(quick: bool, helm) -> Outcome:
 @with_data(_helm, HELM)
 def _iid_under(quick: bool, helm) -> Outcome:
     responses, meta = helm
-    if (why := _degenerate(responses)) is not None:
-        return Outcome(None, "not_replicated", why)
+    if (out := _cannot_test(responses)) is not None:
+        return out
     splits = 10 if quick else 30
     t = mb.subject_split_coverage(responses, meta, splits, DELTA, random_state=3)
     ok = bool((t["iid"] <= 0.8).all() and (t["exchangeable"] >= 0.95).all())
@@ -423,16 +426,10 @@ def _six_models(quick: bool) -> Outcome:
         our["gemma2_9b_halfwidth"] = round(float(acc["exchangeable_macro"].iloc[0]), 4)
         parts["gemma2_9b_halfwidth"] = abs(our["gemma2_9b_halfwidth"] - LIN_GEMMA2_9B_HALFWIDTH) <= 0.002
     held = [k for k, v in parts.items() if v]
-    if len(held) == 3 and len(found) == len(mb.LIN_MODEL_KEYS):
-        status = "replicated"
-    elif not held:
-        status = "not_replicated"
-    else:
-        status = "partly"
     missing = sorted(set(mb.LIN_MODEL_KEYS) - set(found))
-    return Outcome(our, status, f"on the responses found ({', '.join(sorted(found))}; the book reads the six as "
-                   f"{SIX_READ_AS}); agree: {held or 'none'}"
-                   + (f"; missing models: {', '.join(missing)}" if missing else ""))
+    note = (f"on the responses found ({', '.join(sorted(found))}; the book reads the six as {SIX_READ_AS}); "
+            f"agree: {held or 'none'}" + (f"; missing models: {', '.join(missing)}" if missing else ""))
+    return decide(our, len(held) == 3 and len(found) == len(mb.LIN_MODEL_KEYS), note, partly=bool(held))
 
 
 def _pair_mean(p: float) -> float:

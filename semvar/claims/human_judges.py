@@ -51,37 +51,27 @@ _TASK = "an answer judged against gold answers, not two samples against each oth
 _LLMS = ("GPT-4", "text-davinci-003")
 
 
-@shared
-def _openqa():
-    import warnings
+def _quietly(loader: str):
+    """A shared, silent call of ``semvar.data.<loader>()``: the loader's repair report is the chapter's to show.
 
-    from ..data import load_openqa_eval
+    The loader is looked up when called, so a replaced one (as the mutation tests make) is the one used.
+    """
+    def load():
+        import warnings
 
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the loader's repair report is the chapter's to show
-        return load_openqa_eval()
+        from .. import data
 
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return getattr(data, loader)()
 
-@shared
-def _sas():
-    import warnings
-
-    from ..data import load_sas
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return load_sas()
+    load.__name__ = load.__qualname__ = f"_{loader}"
+    return shared(load)
 
 
-@shared
-def _evouna():
-    import warnings
-
-    from ..data import load_evouna
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return load_evouna()
+_openqa = _quietly("load_openqa_eval")
+_sas = _quietly("load_sas")
+_evouna = _quietly("load_evouna")
 
 
 def _llm_rates(oq, name: str) -> dict:
@@ -115,6 +105,13 @@ def _stored_scores(part: str, texts: list[str]):
                          "python -m semvar.experiments.human_judges")
     s = study["scores"]
     return s[s["part"] == part].reset_index(drop=True)
+
+
+def _datasets(d, names=None):
+    """``(name, rows, labels)`` of each SAS data set in ``d`` (all, in the frame's order, unless ``names``)."""
+    for name in names if names is not None else d["dataset"].drop_duplicates().tolist():
+        sel = (d["dataset"] == name).to_numpy()
+        yield name, sel, d["label"].to_numpy()[sel].astype(int)
 
 
 def _sas_verdicts(sas):
@@ -239,9 +236,8 @@ def _minilm_sas_separates(quick: bool, sas) -> Outcome:
     d, verdicts = _sas_verdicts(sas)
     v = verdicts["MiniLM cos>=0.7"]
     ours, ok = {}, []
-    for name in d["dataset"].drop_duplicates().tolist():
-        sel = (d["dataset"] == name).to_numpy()
-        r = sas_rates(v[sel], d["label"].to_numpy()[sel].astype(int))
+    for name, sel, lab in _datasets(d):
+        r = sas_rates(v[sel], lab)
         ours[name] = {**_round(r), "partly": round(r["partly"], 3)}
         ok.append(r["p_minus_q_ci"][0] > 0)
     n = ours["NQ-open"]
@@ -265,9 +261,7 @@ def _minilm_sas_separates(quick: bool, sas) -> Outcome:
 def _minilm_sas_phase(quick: bool, sas) -> Outcome:
     d, verdicts = _sas_verdicts(sas)
     ours, lower, point = {}, [], []
-    for name in ("NQ-open", "SQuAD"):
-        sel = (d["dataset"] == name).to_numpy()
-        lab = d["label"].to_numpy()[sel].astype(int)
+    for name, sel, lab in _datasets(d, ("NQ-open", "SQuAD")):
         best = None
         for j, v in verdicts.items():
             if j.startswith("MiniLM"):
@@ -300,9 +294,7 @@ def _minilm_sas_phase(quick: bool, sas) -> Outcome:
 def _partly_between(quick: bool, sas) -> Outcome:
     d, verdicts = _sas_verdicts(sas)
     ours, hits, cells = {}, 0, 0
-    for name in d["dataset"].drop_duplicates().tolist():
-        sel = (d["dataset"] == name).to_numpy()
-        lab = d["label"].to_numpy()[sel].astype(int)
+    for name, sel, lab in _datasets(d):
         for j, v in verdicts.items():
             if not j.startswith("MiniLM"):
                 continue

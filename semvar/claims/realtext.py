@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..evaluation import auroc_ci
 from ..experiments.realtext import (
     answer_entropy_table,
-    auroc_ci,
     load_study,
     outcome_codes,
     pq_table,

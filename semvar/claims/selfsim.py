@@ -15,6 +15,7 @@ was run.
 from __future__ import annotations
 
 import tracemalloc
+from typing import Any
 
 import numpy as np
 
@@ -26,7 +27,7 @@ from ._outcome import decide
 NOTEBOOK = "08_self_similarity"
 
 
-def seed_example_values(model=None) -> list[float]:
+def seed_example_values(model: Any = None) -> list[float]:
     """Self-similarity of the tutorial's three prompts (all-MiniLM-L6-v2 by default)."""
     from ..similarity import embed, self_similarity
 
@@ -120,15 +121,6 @@ def _answer_study(quick: bool):
         scores[name] = np.array([self_similarity(E[k + m * i : k + m * i + m]) for i in range(len(groups))])
         k += m * len(groups)
     return scores, None
-
-
-def _auc(pos, neg) -> float:
-    """P(a random ``pos`` score exceeds a random ``neg`` score), ties counting one half."""
-    from scipy.stats import rankdata
-
-    pos, neg = np.asarray(pos, float), np.asarray(neg, float)
-    r = rankdata(np.concatenate([pos, neg]))
-    return float((r[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
 
 
 MMLU_NEEDED = "the MMLU test split offline (semvar.data.load_mmlu: <data dir>/mmlu/test.parquet)"

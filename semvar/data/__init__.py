@@ -41,9 +41,15 @@ Environment variables
     A URL that replaces ``https://raw.githubusercontent.com`` for every GitHub
     origin, serving the same layout ``<owner>/<repo>/<commit>/<path>``; the
     pinned checksums still apply.
+``SEMVAR_RESULTS_DIR``
+    The folder of the project's own result files (:func:`result_path`), read
+    and written there.  A checkout of the project needs none (they are its
+    ``data/``); semvar installed from a wheel or an sdist, which ship the
+    package only, finds them there, else in the data directories above.
 
 Modules: :mod:`~semvar.data._paths` (the rule), :mod:`~semvar.data._fetch`
-(download and cache), :mod:`~semvar.data.mmlu`, :mod:`~semvar.data.ye2024`,
+(download and cache), :mod:`~semvar.data.mmlu`, :mod:`~semvar.data.ye2024` (with the QA answer key rebuilt from
+public files, :mod:`~semvar.data._ye_key`),
 :mod:`~semvar.data.responses` (item-level response tables), :mod:`~semvar.data.helm` (HELM
 models' answers, MMLU-Redux), :mod:`~semvar.data.mmlu_pro` (29 models' written answers to
 MMLU-Pro); the regime of semantic entropy: :mod:`~semvar.data.uq_nlg` (one model's 20 samples per

@@ -29,7 +29,7 @@ import re
 from pathlib import Path
 
 from .._redact import redact
-from ._paths import DataNotFoundError
+from ._paths import DataNotFoundError, _check_data_dir, _not_found, _verify_checksum, find_data_dir
 
 GITHUB_RAW = "https://raw.githubusercontent.com"
 """The host that serves raw files of public GitHub repositories."""
@@ -132,7 +132,7 @@ def fetch_github(repo: str, commit: str, path: str, sha256: str | None, *, progr
         that differs is fetched again; a download that differs is deleted and
         refused.  ``None`` only where no checksum is known: the file is then
         taken as downloaded and the caller must verify its content.
-    progress : bool, default True
+    progress : bool, default=True
         Show a download progress bar.
 
     Returns
@@ -292,3 +292,68 @@ def _fetch_url(url: str, target: Path, sha256: str | None, *, progress: bool) ->
     finally:
         logger.setLevel(level)
     return target
+
+
+# --------------------------------------------------------------------------- files pinned at a commit, for the loaders
+
+def _pinned_howto(origin: dict, title: str) -> str:
+    """How to obtain the files of ``origin`` (online and offline), for the error messages."""
+    urls = ", ".join(github_url(origin["repo"], origin["commit"], p) for p, _ in origin["files"].values())
+    names = ", ".join(origin["files"])
+    return (
+        f"{title} is released at {urls} ({origin['licence']}; SEMVAR_DATA_MIRROR replaces the host). Online it is "
+        f"fetched, verified and cached automatically; offline, put {names} in a folder {origin['subdir']}/ under "
+        "SEMVAR_DATA_DIR. A file from another commit has other bytes and is refused"
+    )
+
+
+def _pinned_files(origin: dict, data_dir, title: str, *, progress: bool = False,
+                  stacklevel: int = 3) -> tuple[dict[str, Path], str]:
+    """Verified local paths of an origin's files, and where they came from (a folder, or the origin).
+
+    ``origin`` is a loader's ``*_ORIGIN`` dict (``repo``, ``commit``,
+    ``licence``, ``subdir`` and ``files``: local name -> (path in the
+    repository, sha256)).  The data-directory rule: the first data directory
+    holding every file (each verified against its pinned sha256), else the
+    cache of earlier fetches, else the pinned GitHub origin
+    (:func:`fetch_github`, which verifies and caches); a warning
+    (``stacklevel`` as :func:`warnings.warn` takes it) says when the data
+    directories did not have the files.
+    """
+    import warnings
+
+    files = list(origin["files"])
+    howto = _pinned_howto(origin, title)
+    folder = find_data_dir(origin["subdir"], files, data_dir)
+    if folder is not None:
+        paths = {f: folder / f for f in files}
+        for f, path in paths.items():
+            _verify_checksum(path, origin["files"][f][1], howto)
+        return paths, str(folder)
+    warnings.warn(
+        f"{title} is in no data directory; fetching it from {origin['repo']} at commit {origin['commit'][:12]} "
+        "(reusing any already cached copy)",
+        stacklevel=stacklevel,
+    )
+    try:
+        paths = {f: fetch_github(origin["repo"], origin["commit"], p, sha, progress=progress)
+                 for f, (p, sha) in origin["files"].items()}
+    except DataNotFoundError as exc:
+        raise _not_found(title, origin["subdir"], files, data_dir, howto, exc) from None
+    return paths, f"{origin['repo']}@{origin['commit']}"
+
+
+def _load_pinned(origin: dict, data_dir, title: str, frame, *, progress: bool = False):
+    """The steps every loader of files pinned at a commit shares around its own parsing.
+
+    Checks ``data_dir``, locates and verifies the files (:func:`_pinned_files`),
+    calls ``frame(paths) -> (DataFrame, attrs)`` (the loader's parsing: the
+    frame and what it reports, e.g. ``{"report": ...}``), puts ``attrs`` on the
+    frame and, last, ``attrs["source"]``: where the files were read.
+    """
+    _check_data_dir(data_dir)
+    paths, source = _pinned_files(origin, data_dir, title, progress=progress, stacklevel=4)
+    df, attrs = frame(paths)
+    df.attrs.update(attrs)
+    df.attrs["source"] = source
+    return df

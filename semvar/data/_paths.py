@@ -1,4 +1,10 @@
-"""The data-directory rule, the project's own result files, and the not-found error."""
+"""The data-directory rule, the project's own result files, and the not-found error.
+
+Environment variables: ``SEMVAR_DATA_DIR`` and ``SEMVAR_DATA_DIR_ONLY``
+(:func:`candidate_dirs`), and ``SEMVAR_RESULTS_DIR``, the folder of the
+project's own result files (:func:`result_path`), which an installed semvar
+without the project's ``data/`` folder needs in order to read or write them.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +18,12 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent.parent
 _TRUE = {"1", "true", "yes", "on"}
 
 
+#: The environment variable naming the folder of the project's result files (read and written there).
+RESULTS_DIR_ENV = "SEMVAR_RESULTS_DIR"
+
+
 def result_path(name: str) -> Path:
-    """Path of a file the project generates itself, under the project's ``data/`` folder.
+    """Path of a file the project generates itself (a small result file of ``data/``).
 
     Experiments write their small result files there and chapters read them back
     through this one function, so every part of the book locates them the same way.
@@ -26,12 +36,27 @@ def result_path(name: str) -> Path:
     Returns
     -------
     pathlib.Path
-        ``<project root>/data/<name>``; the file need not exist yet.
+        The first of:
+
+        1. ``$SEMVAR_RESULTS_DIR/<name>`` when that variable is set (the
+           file need not exist yet: an experiment writes it there);
+        2. ``<project root>/data/<name>`` when semvar runs from a checkout of
+           the project, whose ``data/`` folder is beside the package (the
+           file need not exist yet);
+        3. otherwise (semvar installed from a wheel or an sdist, which do not
+           ship the project's ``data/``): ``<d>/<name>`` for the first data
+           directory ``d`` of :func:`candidate_dirs` (``SEMVAR_DATA_DIR``
+           first) that holds the file.
 
     Raises
     ------
     ValueError
         When ``name`` is empty, absolute or leaves ``data/`` through ``..``.
+    DataNotFoundError
+        In case 3, when no data directory holds the file; the message says
+        to set ``SEMVAR_RESULTS_DIR`` (to the ``data/`` folder of a checkout
+        of the project, or to where an experiment should write the file) and
+        names the places searched.
 
     Examples
     --------
@@ -40,7 +65,36 @@ def result_path(name: str) -> Path:
     """
     if not isinstance(name, str) or not name or Path(name).is_absolute() or ".." in Path(name).parts:
         raise ValueError(f"name must be a relative file name under data/, got {name!r}")
-    return PROJECT_ROOT / "data" / name
+    folder = os.environ.get(RESULTS_DIR_ENV, "").strip()
+    if folder:
+        return Path(folder) / name
+    if (PROJECT_ROOT / "data").is_dir():
+        return PROJECT_ROOT / "data" / name
+    return _installed_result_path(name)
+
+
+def _installed_result_path(name: str) -> Path:
+    """``name`` in the first data directory that holds it, for a semvar installed without the project's folder."""
+    for d in candidate_dirs():
+        if (d / name).is_file():
+            return d / name
+    looked = "\n".join(f"  {d / name}" for d in candidate_dirs()) or "  (no data directory: SEMVAR_DATA_DIR is not set)"
+    raise DataNotFoundError(
+        f"{name} is one of the project's result files (data/{name} in its repository), and this installation of "
+        f"semvar has no project folder beside it ({PROJECT_ROOT / 'data'} does not exist: an install from a wheel or "
+        f"an sdist ships the package only). Set {RESULTS_DIR_ENV} to a folder that holds it (the data/ folder of a "
+        "checkout of the project) or where an experiment should write it, or put the file in a data directory "
+        f"(SEMVAR_DATA_DIR). Looked for:\n{looked}"
+    )
+
+
+def _check_data_dir(data_dir) -> None:
+    """A loader's ``data_dir``: None or a folder path (``str`` or :class:`os.PathLike`), else ``ValueError``."""
+    if data_dir is not None and not isinstance(data_dir, (str, os.PathLike)):
+        raise ValueError(
+            f"data_dir must be None or a folder path (str or os.PathLike), got {data_dir!r} "
+            f"of type {type(data_dir).__name__}"
+        )
 
 
 class DataNotFoundError(FileNotFoundError):

@@ -19,6 +19,7 @@ import io
 import math
 import os
 import pickle
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -80,7 +81,7 @@ class NumpyOnlyUnpickler(pickle.Unpickler):
         allocated.
     """
 
-    def __init__(self, file, *, max_array_bytes: int | None = None, **kwargs):
+    def __init__(self, file: BinaryIO, *, max_array_bytes: int | None = None, **kwargs: Any) -> None:
         super().__init__(file, **kwargs)
         if max_array_bytes is None:
             size = _stream_size(file)
@@ -110,7 +111,7 @@ class NumpyOnlyUnpickler(pickle.Unpickler):
         self._check_size("an empty array", shape, dtype)
         return _reconstruct(subtype, shape, dtype, *args)
 
-    def find_class(self, module, name):  # noqa: D102 - see the class docstring
+    def find_class(self, module: str, name: str) -> Any:  # noqa: D102 - see the class docstring
         try:
             found = _ADMITTED[(module, name)]
             if found is np.ndarray:
@@ -126,7 +127,35 @@ class NumpyOnlyUnpickler(pickle.Unpickler):
             ) from None
 
 
-def load_numpy_pickle(path, *, source: str | None = None):
+#: what a damaged or hostile stream raises while it is read (each becomes a ValueError naming the file)
+_BROKEN = (pickle.UnpicklingError, EOFError, TypeError, AttributeError, IndexError, KeyError)
+
+
+def _load(unpickler: type[pickle.Unpickler], path, source: str | None, holds: str, broken: tuple,
+          *, resources: bool):
+    """Read ``path`` with ``unpickler``; every failure is an error that names the file (``source``, else the path).
+
+    A refused global stays a :class:`RefusedPickleError`; the exceptions in
+    ``broken`` become ``ValueError("... is not a readable pickle of <holds>")``.
+    With ``resources``, a stream that exhausts memory or the recursion limit
+    is reported the same way.
+    """
+    where = source or str(path)
+    with open(path, "rb") as fh:
+        try:
+            return unpickler(fh).load()
+        except RefusedPickleError as exc:
+            raise RefusedPickleError(f"{where}: {exc}") from None
+        except (MemoryError, RecursionError) as exc:
+            if not resources:
+                raise
+            why = "it asks for more memory than there is" if isinstance(exc, MemoryError) else "nested too deeply"
+            raise ValueError(f"{where} is not a readable pickle of {holds} ({why})") from None
+        except broken as exc:
+            raise ValueError(f"{where} is not a readable pickle of {holds} ({type(exc).__name__}: {exc})") from None
+
+
+def load_numpy_pickle(path: str | os.PathLike, *, source: str | None = None) -> object:
     """Load a pickle that may hold only containers and numpy arrays.
 
     Parameters
@@ -160,19 +189,7 @@ def load_numpy_pickle(path, *, source: str | None = None):
     ...
     semvar.data._safe_pickle.RefusedPickleError: refused: the pickle names the global builtins.print; ...
     """
-    where = source or str(path)
-    with open(path, "rb") as fh:
-        try:
-            return NumpyOnlyUnpickler(fh).load()
-        except RefusedPickleError as exc:
-            raise RefusedPickleError(f"{where}: {exc}") from None
-        except MemoryError:
-            raise ValueError(f"{where} is not a readable pickle of numpy arrays (it asks for more memory than there "
-                             "is)") from None
-        except RecursionError:
-            raise ValueError(f"{where} is not a readable pickle of numpy arrays (nested too deeply)") from None
-        except (pickle.UnpicklingError, EOFError, TypeError, AttributeError, IndexError, KeyError) as exc:
-            raise ValueError(f"{where} is not a readable pickle of numpy arrays ({type(exc).__name__}: {exc})") from None
+    return _load(NumpyOnlyUnpickler, path, source, "numpy arrays", _BROKEN, resources=True)
 
 
 class NoGlobalsUnpickler(pickle.Unpickler):
@@ -188,14 +205,14 @@ class NoGlobalsUnpickler(pickle.Unpickler):
     :class:`pickle.Unpickler` itself, so they fail the same way.
     """
 
-    def find_class(self, module, name):  # noqa: D102 - see the class docstring
+    def find_class(self, module: str, name: str) -> Any:  # noqa: D102 - see the class docstring
         raise RefusedPickleError(
             f"refused: the pickle names the global {module}.{name}; this pickle may hold only builtin "
             "containers and strings (no global is admitted), and nothing was executed"
         )
 
 
-def load_plain_pickle(path, *, source: str | None = None):
+def load_plain_pickle(path: str | os.PathLike, *, source: str | None = None) -> object:
     """Load a pickle that may hold only builtin values: no global of any kind.
 
     Parameters
@@ -228,11 +245,4 @@ def load_plain_pickle(path, *, source: str | None = None):
     ...
     semvar.data._safe_pickle.RefusedPickleError: refused: the pickle names the global numpy..._reconstruct; ...
     """
-    where = source or str(path)
-    with open(path, "rb") as fh:
-        try:
-            return NoGlobalsUnpickler(fh).load()
-        except RefusedPickleError as exc:
-            raise RefusedPickleError(f"{where}: {exc}") from None
-        except (pickle.UnpicklingError, EOFError, TypeError, AttributeError, IndexError, KeyError, ValueError) as exc:
-            raise ValueError(f"{where} is not a readable pickle of builtin values ({type(exc).__name__}: {exc})") from None
+    return _load(NoGlobalsUnpickler, path, source, "builtin values", (*_BROKEN, ValueError), resources=False)

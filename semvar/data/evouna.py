@@ -46,10 +46,11 @@ from __future__ import annotations
 
 import json
 import math
+import os
 
 import pandas as pd
 
-from .uq_nlg import _check_data_dir, _pinned_files
+from ._fetch import _load_pinned
 
 __all__ = [
     "EVOUNA_ORIGIN",
@@ -161,7 +162,17 @@ def _parse(path, name: str, source: str) -> tuple[pd.DataFrame, dict, list[str]]
     return df, report, sorted(set(df.loc[dup, "question"]))
 
 
-def load_evouna(data_dir=None) -> pd.DataFrame:
+def _frame(paths: dict) -> tuple[pd.DataFrame, dict]:
+    parts, report, dups = [], {}, {}
+    for name in EVOUNA_QUESTIONS:
+        path = paths[f"{name}.json"]
+        part, report[name], dups[name] = _parse(path, name, str(path))
+        parts.append(part)
+    df = pd.concat(parts, ignore_index=True)[list(EVOUNA_COLUMNS)]
+    return df, {"report": report, "duplicate_questions": dups}
+
+
+def load_evouna(data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """EVOUNA: five systems' answers to 5,610 NQ and TriviaQA questions, with human labels (Wang et al. 2023).
 
     Parameters
@@ -213,18 +224,7 @@ def load_evouna(data_dir=None) -> pd.DataFrame:
     ...
     ValueError: data_dir must be None or a folder path (str or os.PathLike), got b'evouna' of type bytes
     """
-    _check_data_dir(data_dir)
-    paths, source = _pinned_files(EVOUNA_ORIGIN, data_dir, "the EVOUNA answers and labels (NQ.json, TQ.json)")
-    parts, report, dups = [], {}, {}
-    for name in EVOUNA_QUESTIONS:
-        path = paths[f"{name}.json"]
-        part, report[name], dups[name] = _parse(path, name, str(path))
-        parts.append(part)
-    df = pd.concat(parts, ignore_index=True)[list(EVOUNA_COLUMNS)]
-    df.attrs["report"] = report
-    df.attrs["duplicate_questions"] = dups
-    df.attrs["source"] = source
-    return df
+    return _load_pinned(EVOUNA_ORIGIN, data_dir, "the EVOUNA answers and labels (NQ.json, TQ.json)", _frame)
 
 
 def evouna_long(frame: pd.DataFrame) -> pd.DataFrame:

@@ -485,7 +485,8 @@ def _check_redux_frame(df: pd.DataFrame) -> None:
 # --------------------------------------------------------------------------- public loaders
 
 
-def load_helm_mmlu(*, data_dir=None, online: bool | None = None, mmlu: pd.DataFrame | None = None) -> pd.DataFrame:
+def load_helm_mmlu(*, data_dir: str | os.PathLike | None = None, online: bool | None = None,
+                   mmlu: pd.DataFrame | None = None) -> pd.DataFrame:
     """Ten HELM models' answers to every MMLU test question, scored against MMLU's key.
 
     Parameters
@@ -551,7 +552,8 @@ def load_helm_mmlu(*, data_dir=None, online: bool | None = None, mmlu: pd.DataFr
     return df
 
 
-def load_mmlu_redux(*, data_dir=None, online: bool | None = None, mmlu: pd.DataFrame | None = None) -> pd.DataFrame:
+def load_mmlu_redux(*, data_dir: str | os.PathLike | None = None, online: bool | None = None,
+                    mmlu: pd.DataFrame | None = None) -> pd.DataFrame:
     """The 5,700 MMLU-Redux questions: experts' error labels and 14 models' answers.
 
     Parameters

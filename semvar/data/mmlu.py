@@ -7,11 +7,13 @@ checked).  Origin: the hub dataset ``cais/mmlu``, config ``all``, which
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import pandas as pd
 
 from .._mmlu_subjects import SUBJECTS
+from .._validation import check_option
 from ._paths import _not_found, _verify_checksum, find_data_dir
 
 __all__ = [
@@ -52,7 +54,8 @@ def mmlu_subjects() -> pd.DataFrame:
     return df
 
 
-def load_mmlu(split: str = "test", *, data_dir=None, online: bool | None = None) -> pd.DataFrame:
+def load_mmlu(split: str = "test", *, data_dir: str | os.PathLike | None = None,
+              online: bool | None = None) -> pd.DataFrame:
     """Load MMLU (Hendrycks et al. 2021) through Hugging Face ``datasets``.
 
     Parameters
@@ -80,8 +83,7 @@ def load_mmlu(split: str = "test", *, data_dir=None, online: bool | None = None)
     DataNotFoundError
         When the data is neither local nor reachable online.
     """
-    if split not in MMLU_ROWS:
-        raise ValueError(f"split must be one of {sorted(MMLU_ROWS)}, got {split!r}")
+    check_option(split, "split", sorted(MMLU_ROWS))
     import datasets
 
     howto = _MMLU_HOWTO.replace("SPLIT", repr(split)).format(split=split)

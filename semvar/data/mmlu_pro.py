@@ -79,11 +79,13 @@ import os
 import re
 import warnings
 import zipfile
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from .._validation import check_bool
 from ._fetch import cache_dir, fetch_github, github_url
 from ._paths import DataNotFoundError, _not_found, _sha256, find_data_dir
 
@@ -446,7 +448,8 @@ def _load_one(model: str, data_dir, online, text: bool, fetched: list):
 # --------------------------------------------------------------------------- public
 
 
-def load_mmlu_pro_outputs(models=None, *, text: bool = True, data_dir=None, online: bool | None = None,
+def load_mmlu_pro_outputs(models: str | Sequence[str] | None = None, *, text: bool = True,
+                          data_dir: str | os.PathLike | None = None, online: bool | None = None,
                           progress: bool = True) -> pd.DataFrame:
     """Load the MMLU-Pro release's model outputs: one row per model and answered question.
 
@@ -454,7 +457,7 @@ def load_mmlu_pro_outputs(models=None, *, text: bool = True, data_dir=None, onli
     ----------
     models : str or list of str, optional
         Models to load (see :data:`MMLU_PRO_MODELS`); ``None`` (default) loads all 29.
-    text : bool, default True
+    text : bool, default=True
         Include the column ``generated_text`` (the chain-of-thought answers,
         most of the memory); ``False`` loads only the answers' letters, faster.
     data_dir : path-like, optional
@@ -463,7 +466,7 @@ def load_mmlu_pro_outputs(models=None, *, text: bool = True, data_dir=None, onli
     online : bool, optional
         ``None`` (default): data directories, then the cache, then the origin;
         ``False``: never go online; ``True``: skip the data directories.
-    progress : bool, default True
+    progress : bool, default=True
         Show a progress bar over the models while files are parsed or fetched
         (a warm load, from the cache, shows none).
 
@@ -524,8 +527,8 @@ def load_mmlu_pro_outputs(models=None, *, text: bool = True, data_dir=None, onli
     models = _check_models(models)
     if online not in (None, True, False):
         raise ValueError(f"online must be None, True or False, got {online!r}")
-    if not isinstance(text, bool):
-        raise ValueError(f"text must be True or False, got {text!r}")
+    text = check_bool(text, "text")
+    progress = check_bool(progress, "progress")
     import pyarrow as pa
     from tqdm.auto import tqdm
 
@@ -544,6 +547,15 @@ def load_mmlu_pro_outputs(models=None, *, text: bool = True, data_dir=None, onli
         warnings.warn(
             f"{len(fetched)} MMLU-Pro file(s) were in no data directory; fetched from {MMLU_PRO_REPO} at commit "
             f"{MMLU_PRO_COMMIT[:12]} and verified: {fetched}", stacklevel=2)
+    df = _frame(tables, models, text, reports, ids)
+    _warn_wrinkles(reports, len(df.attrs["key_disputed_ids"]))
+    return df
+
+
+def _frame(tables: list, models: list[str], text: bool, reports: dict, ids: dict) -> pd.DataFrame:
+    """The models' tables as one frame: categories in a fixed order, ``correct``, and the report in ``attrs``."""
+    import pyarrow as pa
+
     df = pa.concat_tables(tables).to_pandas()
     df["model"] = pd.Categorical.from_codes(df.pop("model").to_numpy(), categories=models)
     df["category"] = df["category"].cat.set_categories(MMLU_PRO_CATEGORIES)
@@ -558,7 +570,6 @@ def load_mmlu_pro_outputs(models=None, *, text: bool = True, data_dir=None, onli
     df.attrs["pred_without_letter_ids"] = {m: v["pred_without_letter"] for m, v in ids.items()}
     keys = df.groupby("question_id", observed=True)["answer"].nunique()
     df.attrs["key_disputed_ids"] = keys.index[keys.to_numpy() > 1].tolist()
-    _warn_wrinkles(reports, len(df.attrs["key_disputed_ids"]))
     return df
 
 

@@ -81,12 +81,13 @@ import csv
 import io
 import json
 import math
+import os
 import re
 
 import numpy as np
 import pandas as pd
 
-from .uq_nlg import _check_data_dir, _pinned_files
+from ._fetch import _load_pinned
 
 __all__ = [
     "OPENQA_EVAL_ORIGIN",
@@ -141,7 +142,7 @@ _YES_NO = {"Yes": True, "No": False}
 _VERDICT = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
 
 
-def parse_verdict(text) -> bool | None:
+def parse_verdict(text: object) -> bool | None:
     """The verdict of a judge's free text: its first word Yes (True) or No (False), else None.
 
     Parameters
@@ -336,10 +337,52 @@ def _bem(rows, human_cols, source: str, report: dict, differs: dict):
     return bem, verdict, gold
 
 
+def _frame(paths: dict) -> tuple[pd.DataFrame, dict]:
+    """The four files read, aligned row by row and checked (the rules of the module docstring)."""
+    src = {name: str(p) for name, p in paths.items()}
+    human_cols, not_majority = _human(_read_plain(paths["NQ301_human.tsv"], "NQ301_human.tsv",
+                                                  src["NQ301_human.tsv"]), src["NQ301_human.tsv"])
+    report = {
+        "rows": OPENQA_EVAL_ROWS,
+        "questions": len(set(human_cols["id"])),
+        "duplicate_pairs": 0,
+        "human_not_majority": not_majority,
+        "annotator3_present": sum(v is not pd.NA for v in human_cols["annotator3"]),
+        "annotator2_missing": sum(v is pd.NA for v in human_cols["annotator2"]),
+        "answer_quotes_differ": {}, "answer_differs": {},
+        "file_acceptable_not_human": {}, "file_acceptable_empty": {}, "file_verdict_not_parsed": {},
+    }
+    if report["questions"] != OPENQA_EVAL_QUESTIONS:
+        raise ValueError(f"{src['NQ301_human.tsv']}: expected {OPENQA_EVAL_QUESTIONS} questions, "
+                         f"found {report['questions']}")
+    differs: dict[str, list[int]] = {}
+    gpt4_text, gpt4 = _llm(_read_plain(paths["NQ301_gpt-4.tsv"], "NQ301_gpt-4.tsv", src["NQ301_gpt-4.tsv"]),
+                           human_cols, src["NQ301_gpt-4.tsv"], "gpt4", report, differs)
+    dav = "NQ301_text-davinci-003.tsv"
+    davinci_text, davinci = _llm(_read_plain(paths[dav], dav, src[dav]), human_cols, src[dav], "davinci",
+                                 report, differs)
+    bem, bem_verdict, gold = _bem(_read_quoted(paths["NQ301_BEM.tsv"], "NQ301_BEM.tsv", src["NQ301_BEM.tsv"]),
+                                  human_cols, src["NQ301_BEM.tsv"], report, differs)
+    df = pd.DataFrame({
+        "id": np.asarray(human_cols["id"], dtype=np.int64),
+        "question": human_cols["question"],
+        "answer": human_cols["answer"],
+        "human": np.asarray(human_cols["human"], dtype=bool),
+        **{f"annotator{j}": pd.array(human_cols[f"annotator{j}"], dtype="boolean") for j in (1, 2, 3)},
+        "gpt4": gpt4, "gpt4_text": gpt4_text,
+        "davinci": davinci, "davinci_text": davinci_text,
+        "bem": bem, "bem_verdict": bem_verdict,
+        "gold": gold,
+    })
+    dup = df.duplicated(["id", "answer"], keep=False).to_numpy()
+    report["duplicate_pairs"] = int(df.duplicated(["id", "answer"]).sum())
+    return df, {"report": report, "answer_differs_rows": differs, "duplicate_pair_rows": np.flatnonzero(dup).tolist()}
+
+
 # --------------------------------------------------------------------------- public
 
 
-def load_openqa_eval(data_dir=None) -> pd.DataFrame:
+def load_openqa_eval(data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """Humans', GPT-4's, text-davinci-003's and BEM's verdicts on 1,490 NQ-open answers (Kamalloo et al. 2023).
 
     Parameters
@@ -404,47 +447,4 @@ def load_openqa_eval(data_dir=None) -> pd.DataFrame:
     ...
     ValueError: data_dir must be None or a folder path (str or os.PathLike), got 1.5 of type float
     """
-    _check_data_dir(data_dir)
-    paths, source = _pinned_files(OPENQA_EVAL_ORIGIN, data_dir, "the OpenQA-eval judgements (4 TSV files)")
-    src = {name: str(p) for name, p in paths.items()}
-    human_cols, not_majority = _human(_read_plain(paths["NQ301_human.tsv"], "NQ301_human.tsv",
-                                                  src["NQ301_human.tsv"]), src["NQ301_human.tsv"])
-    report = {
-        "rows": OPENQA_EVAL_ROWS,
-        "questions": len(set(human_cols["id"])),
-        "duplicate_pairs": 0,
-        "human_not_majority": not_majority,
-        "annotator3_present": sum(v is not pd.NA for v in human_cols["annotator3"]),
-        "annotator2_missing": sum(v is pd.NA for v in human_cols["annotator2"]),
-        "answer_quotes_differ": {}, "answer_differs": {},
-        "file_acceptable_not_human": {}, "file_acceptable_empty": {}, "file_verdict_not_parsed": {},
-    }
-    if report["questions"] != OPENQA_EVAL_QUESTIONS:
-        raise ValueError(f"{src['NQ301_human.tsv']}: expected {OPENQA_EVAL_QUESTIONS} questions, "
-                         f"found {report['questions']}")
-    differs: dict[str, list[int]] = {}
-    gpt4_text, gpt4 = _llm(_read_plain(paths["NQ301_gpt-4.tsv"], "NQ301_gpt-4.tsv", src["NQ301_gpt-4.tsv"]),
-                           human_cols, src["NQ301_gpt-4.tsv"], "gpt4", report, differs)
-    dav = "NQ301_text-davinci-003.tsv"
-    davinci_text, davinci = _llm(_read_plain(paths[dav], dav, src[dav]), human_cols, src[dav], "davinci",
-                                 report, differs)
-    bem, bem_verdict, gold = _bem(_read_quoted(paths["NQ301_BEM.tsv"], "NQ301_BEM.tsv", src["NQ301_BEM.tsv"]),
-                                  human_cols, src["NQ301_BEM.tsv"], report, differs)
-    df = pd.DataFrame({
-        "id": np.asarray(human_cols["id"], dtype=np.int64),
-        "question": human_cols["question"],
-        "answer": human_cols["answer"],
-        "human": np.asarray(human_cols["human"], dtype=bool),
-        **{f"annotator{j}": pd.array(human_cols[f"annotator{j}"], dtype="boolean") for j in (1, 2, 3)},
-        "gpt4": gpt4, "gpt4_text": gpt4_text,
-        "davinci": davinci, "davinci_text": davinci_text,
-        "bem": bem, "bem_verdict": bem_verdict,
-        "gold": gold,
-    })
-    dup = df.duplicated(["id", "answer"], keep=False).to_numpy()
-    report["duplicate_pairs"] = int(df.duplicated(["id", "answer"]).sum())
-    df.attrs["report"] = report
-    df.attrs["answer_differs_rows"] = differs
-    df.attrs["duplicate_pair_rows"] = np.flatnonzero(dup).tolist()
-    df.attrs["source"] = source
-    return df
+    return _load_pinned(OPENQA_EVAL_ORIGIN, data_dir, "the OpenQA-eval judgements (4 TSV files)", _frame)

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 import zlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -122,7 +124,7 @@ def validate_responses(df: pd.DataFrame, n_items: int = MMLU_ROWS["test"], *, wh
     return out.sort_values(["model", "item_id"], kind="stable").reset_index(drop=True)
 
 
-def load_response_table(path, *, n_items: int = MMLU_ROWS["test"]) -> pd.DataFrame:
+def load_response_table(path: str | os.PathLike, *, n_items: int = MMLU_ROWS["test"]) -> pd.DataFrame:
     """Read a per-item response table (CSV, CSV.gz or parquet) with columns model, item_id, correct.
 
     Every cell is read as text first, so a model named ``NA`` or ``null``
@@ -190,7 +192,7 @@ def _read_csv(path: Path) -> pd.DataFrame:
 _NA_STRINGS = ["", "NA", "N/A", "NaN", "nan", "null", "NULL", "None", "<NA>"]
 
 
-def load_mmlu_responses(*, data_dir=None) -> pd.DataFrame:
+def load_mmlu_responses(*, data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """The item-level MMLU responses this project generated (``data/mmlu_responses.csv.gz``).
 
     Answerers that run on a CPU, written by ``python -m semvar.experiments.mmlu_responses``;
@@ -225,7 +227,8 @@ def _lm_eval_subject(path: Path, doc: dict | None) -> str | None:
     return best
 
 
-def load_lm_eval_samples(paths, model: str | None = None, *, metric: str | None = None, mmlu: pd.DataFrame | None = None) -> pd.DataFrame:
+def load_lm_eval_samples(paths: str | os.PathLike | Sequence[str | os.PathLike], model: str | None = None, *,
+                         metric: str | None = None, mmlu: pd.DataFrame | None = None) -> pd.DataFrame:
     """Read lm-evaluation-harness ``--log_samples`` files of the MMLU subject tasks.
 
     Parameters

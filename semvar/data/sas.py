@@ -35,9 +35,11 @@ Rules, applied and reported (``attrs["report"]``)
 
 from __future__ import annotations
 
+import os
+
 import pandas as pd
 
-from .uq_nlg import _check_data_dir, _pinned_files
+from ._fetch import _load_pinned
 
 __all__ = ["SAS_ORIGIN", "SAS_DATASETS", "SAS_ROWS", "SAS_COLUMNS", "SAS_LABELS", "load_sas"]
 
@@ -109,7 +111,18 @@ def _parse(path, name: str, source: str) -> tuple[pd.DataFrame, dict]:
     return out, report
 
 
-def load_sas(data_dir=None) -> pd.DataFrame:
+def _frame(paths: dict) -> tuple[pd.DataFrame, dict]:
+    parts, report = [], {}
+    for name in SAS_DATASETS:
+        path = paths[f"{name}_SAS.csv"]
+        part, report[name] = _parse(path, name, str(path))
+        parts.append(part)
+    df = pd.concat(parts, ignore_index=True)
+    df["dataset"] = df["dataset"].astype(str)
+    return df[list(SAS_COLUMNS)], {"report": report}
+
+
+def load_sas(data_dir: str | os.PathLike | None = None) -> pd.DataFrame:
     """The 5,025 answer pairs of Risch et al. (2021) with their human similarity labels.
 
     Parameters
@@ -158,16 +171,4 @@ def load_sas(data_dir=None) -> pd.DataFrame:
     ...
     ValueError: data_dir must be None or a folder path (str or os.PathLike), got ['sas'] of type list
     """
-    _check_data_dir(data_dir)
-    paths, source = _pinned_files(SAS_ORIGIN, data_dir, "the SAS answer pairs (3 CSV files)")
-    parts, report = [], {}
-    for name in SAS_DATASETS:
-        path = paths[f"{name}_SAS.csv"]
-        part, report[name] = _parse(path, name, str(path))
-        parts.append(part)
-    df = pd.concat(parts, ignore_index=True)
-    df["dataset"] = df["dataset"].astype(str)
-    df = df[list(SAS_COLUMNS)]
-    df.attrs["report"] = report
-    df.attrs["source"] = source
-    return df
+    return _load_pinned(SAS_ORIGIN, data_dir, "the SAS answer pairs (3 CSV files)", _frame)

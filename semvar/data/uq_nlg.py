@@ -36,13 +36,11 @@ Rules, applied and reported (``attrs["report"]``)
 from __future__ import annotations
 
 import os
-import warnings
-from pathlib import Path
 
 import pandas as pd
 
-from ._fetch import fetch_github, github_url
-from ._paths import DataNotFoundError, _not_found, _verify_checksum, find_data_dir
+from .._validation import check_bool
+from ._fetch import _load_pinned
 from ._safe_pickle import load_plain_pickle
 
 __all__ = [
@@ -74,57 +72,6 @@ UQ_NLG_COLUMNS = ("id", "question", "reference", "prompt", "answers", "answers_r
 
 _FILE = "demo_data.pkl"
 _KEYS = {"id", "question", "answer", "prompt", "generations"}
-
-
-# --------------------------------------------------------------------------- shared by the loaders of this family
-
-
-def _check_data_dir(data_dir) -> None:
-    if data_dir is not None and not isinstance(data_dir, (str, os.PathLike)):
-        raise ValueError(
-            f"data_dir must be None or a folder path (str or os.PathLike), got {data_dir!r} "
-            f"of type {type(data_dir).__name__}"
-        )
-
-
-def _howto(origin: dict, title: str) -> str:
-    urls = ", ".join(github_url(origin["repo"], origin["commit"], p) for p, _ in origin["files"].values())
-    names = ", ".join(origin["files"])
-    return (
-        f"{title} is released at {urls} ({origin['licence']}; SEMVAR_DATA_MIRROR replaces the host). Online it is "
-        f"fetched, verified and cached automatically; offline, put {names} in a folder {origin['subdir']}/ under "
-        "SEMVAR_DATA_DIR. A file from another commit has other bytes and is refused"
-    )
-
-
-def _pinned_files(origin: dict, data_dir, title: str, *, progress: bool = False) -> tuple[dict[str, Path], str]:
-    """Verified local paths of an origin's files, and where they came from (a folder, or the origin).
-
-    The data-directory rule: the first data directory holding every file
-    (each verified against its pinned sha256), else the cache of earlier
-    fetches, else the pinned GitHub origin (:func:`fetch_github`, which
-    verifies and caches); a warning says when the data directories did not
-    have the files.
-    """
-    files = list(origin["files"])
-    howto = _howto(origin, title)
-    folder = find_data_dir(origin["subdir"], files, data_dir)
-    if folder is not None:
-        paths = {f: folder / f for f in files}
-        for f, path in paths.items():
-            _verify_checksum(path, origin["files"][f][1], howto)
-        return paths, str(folder)
-    warnings.warn(
-        f"{title} is in no data directory; fetching it from {origin['repo']} at commit {origin['commit'][:12]} "
-        "(reusing any already cached copy)",
-        stacklevel=3,
-    )
-    try:
-        paths = {f: fetch_github(origin["repo"], origin["commit"], p, sha, progress=progress)
-                 for f, (p, sha) in origin["files"].items()}
-    except DataNotFoundError as exc:
-        raise _not_found(title, origin["subdir"], files, data_dir, howto, exc) from None
-    return paths, f"{origin['repo']}@{origin['commit']}"
 
 
 # --------------------------------------------------------------------------- parsing
@@ -184,10 +131,15 @@ def _parse(data, source: str) -> pd.DataFrame:
     return df
 
 
+def _frame(paths: dict) -> tuple[pd.DataFrame, dict]:
+    path = paths[_FILE]
+    return _parse(load_plain_pickle(path), str(path)), {}  # the report is in the frame's attrs already
+
+
 # --------------------------------------------------------------------------- public
 
 
-def load_uq_nlg(data_dir=None, *, progress: bool = True) -> pd.DataFrame:
+def load_uq_nlg(data_dir: str | os.PathLike | None = None, *, progress: bool = True) -> pd.DataFrame:
     """LLaMA-13B's 20 sampled answers to each of 500 TriviaQA questions (Lin et al. 2024).
 
     Parameters
@@ -196,7 +148,7 @@ def load_uq_nlg(data_dir=None, *, progress: bool = True) -> pd.DataFrame:
         A folder holding ``uq_nlg/demo_data.pkl``, searched first; see
         :mod:`semvar.data` for the other places (then the cache, then the
         origin, :data:`UQ_NLG_ORIGIN`).
-    progress : bool, default True
+    progress : bool, default=True
         Show a download progress bar when the file is fetched from the origin.
 
     Returns
@@ -240,12 +192,5 @@ def load_uq_nlg(data_dir=None, *, progress: bool = True) -> pd.DataFrame:
     ...
     ValueError: data_dir must be None or a folder path (str or os.PathLike), got 3 of type int
     """
-    _check_data_dir(data_dir)
-    if not isinstance(progress, bool):
-        raise ValueError(f"progress must be True or False, got {progress!r}")
-    title = "the UQ-NLG samples (demo_data.pkl)"
-    paths, source = _pinned_files(UQ_NLG_ORIGIN, data_dir, title, progress=progress)
-    path = paths[_FILE]
-    df = _parse(load_plain_pickle(path), str(path))
-    df.attrs["source"] = source
-    return df
+    progress = check_bool(progress, "progress")
+    return _load_pinned(UQ_NLG_ORIGIN, data_dir, "the UQ-NLG samples (demo_data.pkl)", _frame, progress=progress)

@@ -31,6 +31,11 @@ What is pinned, and where it comes from:
   MMLU base models this was checked here against the pinned pickles).  It
   verifies a freshly converted npz and the cached one (an npz file's own bytes
   vary with the time it was written, so its sha256 cannot be pinned).
+
+The answer keys (:func:`load_ye_answers`) are read from the task files, or for
+the QA task rebuilt from public files by the rule of
+:mod:`semvar.data._ye_key` (:data:`YE_QA_KEY_RULE`); this module reads and
+checks the files, that one computes the key.
 """
 
 from __future__ import annotations
@@ -44,9 +49,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .._validation import check_option
 from ._fetch import cache_dir, fetch_github, github_url
 from ._paths import DataNotFoundError, _not_found, _verify_checksum, find_data_dir
 from ._safe_pickle import load_numpy_pickle
+from ._ye_key import YE_OPTIONS, YE_QA_KEY_RULE, AnswerKeyWarning, rebuild_qa_key, refill_qa_key
+
+_rebuild_qa_key = rebuild_qa_key  # the name the rebuild had here
 
 __all__ = [
     "refill_qa_key",
@@ -267,8 +276,8 @@ def _howto(fname: str, stem: str, models: str) -> str:
     )
 
 
-def load_ye_logits(task: str, models: str = "base", *, data_dir=None, online: bool | None = None,
-                   progress: bool = True) -> dict[str, np.ndarray]:
+def load_ye_logits(task: str, models: str = "base", *, data_dir: str | os.PathLike | None = None,
+                   online: bool | None = None, progress: bool = True) -> dict[str, np.ndarray]:
     """Load the released option logits of Ye et al. (2024) for one task.
 
     Parameters
@@ -276,7 +285,7 @@ def load_ye_logits(task: str, models: str = "base", *, data_dir=None, online: bo
     task : str
         A task key (``"qa"``, ``"rc"``, ``"ci"``, ``"drs"``, ``"ds"``) or file
         stem (``"mmlu_10k"``, ...).
-    models : {"base", "chat_v1", "chat_v2"}, default "base"
+    models : {"base", "chat_v1", "chat_v2"}, default="base"
         The 16 base models (:data:`YE_MODELS`), or the 9 instruction-tuned
         models (:data:`YE_CHAT_MODELS`) under the release's first or second
         chat prompt.  The chat models exist for the QA task (MMLU) only.
@@ -287,7 +296,7 @@ def load_ye_logits(task: str, models: str = "base", *, data_dir=None, online: bo
         ``None`` (default): data directories, then the cache, then the origin;
         ``False``: never go online; ``True``: skip the data directories
         (cache, then origin).
-    progress : bool, default True
+    progress : bool, default=True
         Show a progress bar while fetching and converting.
 
     Returns
@@ -321,11 +330,10 @@ def load_ye_logits(task: str, models: str = "base", *, data_dir=None, online: bo
     >>> load_ye_logits("qa", models="chat")
     Traceback (most recent call last):
     ...
-    ValueError: models must be one of ('base', 'chat_v1', 'chat_v2'), got 'chat'
+    semvar._validation.InvalidParameterError: models must be one of ('base', 'chat_v1', 'chat_v2'), got 'chat'
     """
     stem = _ye_stem(task)
-    if models not in YE_MODEL_SETS:
-        raise ValueError(f"models must be one of {YE_MODEL_SETS}, got {models!r}")
+    check_option(models, "models", YE_MODEL_SETS)
     if models != "base" and stem != "mmlu_10k":
         raise ValueError(f"models={models!r} exists for the QA task (mmlu_10k) only, got task {task!r}")
     if online not in (None, True, False):
@@ -381,7 +389,6 @@ def load_ye_logits(task: str, models: str = "base", *, data_dir=None, online: bo
 # --------------------------------------------------------------------------- answer keys
 
 YE_ANSWER_REPO = "ErikYip/LLM-Uncertainty-Bench"
-YE_OPTIONS = "ABCDEF"
 _YE_KEYS_HOWTO = (
     "the answer keys are in the task JSON files of the Hugging Face dataset "
     f"{YE_ANSWER_REPO} (MIT licence). Online, load_ye_answers(task, online=None) reads "
@@ -398,19 +405,6 @@ YE_QA_TEXT_COMMIT = "5792665bb9b5d533072380147aeab02c7d7c2433"
 YE_QA_TEXT_PATH = "llm-uncertainty-mwe/data/mmlu_10k_answers.json"
 YE_QA_TEXT_FILE = "mmlu_10k_answers.json"
 YE_QA_TEXT_SHA256 = "81482c9ba0c1f145b707d5c0c4ff99399f407a11af963cdc141334efb32f3789"
-
-YE_QA_KEY_RULE = (
-    "The letter of each id is MMLU's own answer for the test row whose question is the id's question "
-    "(exact text) and whose correct option is the id's answer text (a missing answer, NaN or null, is read "
-    "as the text 'None'). Where several such rows hold the correct option at different letters, the id is marked "
-    "ambiguous and the rows are handed out in order: ids in increasing order, each taking the first "
-    "such row (in MMLU's order) that no other id has taken. No model output is used."
-)
-
-
-class AnswerKeyWarning(UserWarning):
-    """A rebuilt answer key has ids whose letter the public files do not determine (see the frame's ``attrs``)."""
-
 
 def _ye_answers_frame(records, source: str, howto: str) -> pd.DataFrame:
     df = pd.DataFrame(records)
@@ -447,175 +441,6 @@ def _read_json_records(path: Path):
     return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
-def _is_null(value) -> bool:
-    return value is None or (isinstance(value, float) and np.isnan(value))
-
-
-def _rebuild_qa_key(records, mmlu: pd.DataFrame, *, source: str = "the answer texts") -> pd.DataFrame:
-    """The answer letters of the QA task from its answer texts and MMLU's test split (see :data:`YE_QA_KEY_RULE`).
-
-    ``records``: 10,000 dicts ``{"id", "question", "answer"}`` (answer: the
-    correct option's text, or missing: None or NaN); ``mmlu``: MMLU's test split in the hub's
-    row order (columns ``question``, ``subject``, ``choices``, ``answer``).
-    Every check runs before anything is returned; a record that matches no
-    MMLU row, or whose text is the correct option of none of its rows, is an
-    error naming the ids.
-    """
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise ValueError(f"{source}: expected a JSON list of records {{id, question, answer}}")
-    if len(records) != _N_ITEMS:
-        raise ValueError(f"{source}: expected {_N_ITEMS:,} records, found {len(records):,}")
-    missing = sorted({f for r in records for f in ("id", "question", "answer") if f not in r})
-    if missing:
-        raise ValueError(f"{source}: records lack the fields {missing}")
-    ids = [r["id"] for r in records]
-    if not all(type(i) is int for i in ids) or sorted(ids) != list(range(_N_ITEMS)):
-        raise ValueError(f"{source}: field id must hold the integers 0-{_N_ITEMS - 1}, each once")
-    bad = [r["id"] for r in records if not isinstance(r["question"], str)
-           or not (isinstance(r["answer"], str) or _is_null(r["answer"]))]
-    if bad:
-        raise ValueError(f"{source}: question must be text and answer text or missing; not so for ids {sorted(bad)[:5]}")
-
-    questions = mmlu["question"].tolist()
-    choices = [list(c) for c in mmlu["choices"]]
-    keyed = mmlu["answer"].to_numpy()
-    rows_of: dict[str, list[int]] = {}
-    for row, q in enumerate(questions):
-        rows_of.setdefault(q, []).append(row)
-
-    by_id = sorted(records, key=lambda r: r["id"])
-    unmatched, untexted, admissible, nulls = [], [], [], []
-    for r in by_id:
-        rows = rows_of.get(r["question"], [])
-        if not rows:
-            unmatched.append(r["id"])
-            continue
-        text = r["answer"]
-        if _is_null(text):
-            nulls.append(r["id"])
-            text = "None"
-        ok = [row for row in rows if choices[row][keyed[row]] == text]
-        if not ok:
-            untexted.append(r["id"])
-        admissible.append(ok)
-    if unmatched:
-        raise ValueError(f"{source}: {len(unmatched)} questions occur nowhere in MMLU's test split "
-                         f"(exact text), e.g. ids {unmatched[:5]}; is this MMLU's test split in the hub's order?")
-    if untexted:
-        raise ValueError(f"{source}: for {len(untexted)} ids the answer text is the correct option of no MMLU row "
-                         f"with that question, e.g. ids {untexted[:5]}")
-
-    assigned = np.asarray(_hand_out(admissible, "id", "first"))
-    letters = [sorted({int(keyed[row]) for row in rows}) for rows in admissible]
-    label = keyed[assigned].astype(np.int64)
-    ambiguous = np.array([len(x) > 1 for x in letters])
-    subjects = mmlu["subject"].to_numpy()
-    out = pd.DataFrame({
-        "id": np.arange(_N_ITEMS),
-        "answer": [YE_OPTIONS[k] for k in label],
-        "label": label,
-        "mmlu_test_row": assigned.astype(np.int64),
-        "subject": subjects[assigned],
-        "ambiguous": ambiguous,
-        "candidates": ["".join(YE_OPTIONS[k] for k in x) for x in letters],
-        "candidate_rows": [tuple(int(row) for row in rows) for rows in admissible],
-    })
-    shared = [r["id"] for r in by_id if len(rows_of[r["question"]]) > 1]
-    several = {int(row) for rows in admissible if len(rows) > 1 for row in rows}
-    out.attrs.update(
-        source=source,
-        rule=YE_QA_KEY_RULE,
-        row_label={row: int(keyed[row]) for row in sorted(several)},
-        row_subject={row: str(subjects[row]) for row in sorted(several)},
-        n_ambiguous=int(ambiguous.sum()),
-        ambiguous_ids=[int(i) for i in np.flatnonzero(ambiguous)],
-        null_answer_ids=[int(i) for i in nulls],
-        n_shared_question=len(shared),
-        n_several_rows=int(sum(len(rows) > 1 for rows in admissible)),
-    )
-    return out
-
-
-def _hand_out(admissible: list[list[int]], order: str, row: str) -> list[int]:
-    """One MMLU row per id: an id with one admissible row takes it; the others are served in ``order``
-    (``"id"``: increasing id, ``"reverse"``: decreasing), each taking the ``row`` (``"first"`` or
-    ``"last"`` in MMLU's order) of its admissible rows that no id has taken yet (any of them if all are)."""
-    taken = {rows[0] for rows in admissible if len(rows) == 1}
-    out = [rows[0] if len(rows) == 1 else -1 for rows in admissible]
-    several = [i for i, rows in enumerate(admissible) if len(rows) > 1]
-    for i in (several if order == "id" else several[::-1]):
-        rows = admissible[i]
-        free = [r for r in rows if r not in taken] or list(rows)
-        out[i] = free[0] if row == "first" else free[-1]
-        taken.add(out[i])
-    return out
-
-
-def refill_qa_key(key: pd.DataFrame, *, order: str = "id", row: str = "first") -> pd.DataFrame:
-    """The rebuilt QA key with its open ids filled by another model-free rule.
-
-    The rebuilt key (:func:`load_ye_answers` ``("qa")`` without the task file)
-    hands the MMLU rows of ids with several admissible rows out in increasing
-    id order, each id taking the first free row.  The other orders are as
-    model-free; this function applies one of them, so that a result can be
-    shown under all four.
-
-    Parameters
-    ----------
-    key : pandas.DataFrame
-        A rebuilt QA key (it has the column ``candidate_rows`` and the
-        ``attrs`` ``row_label`` and ``row_subject``).
-    order : {"id", "reverse"}, default "id"
-        The order in which ids with several admissible rows are served.
-    row : {"first", "last"}, default "first"
-        Which free admissible row (in MMLU's order) an id takes.
-
-    Returns
-    -------
-    pandas.DataFrame
-        A copy of ``key`` with ``answer``, ``label``, ``mmlu_test_row`` and
-        ``subject`` of those ids replaced; ``attrs["rule"]`` names the rule.
-        ``refill_qa_key(key)`` equals ``key``.
-
-    Raises
-    ------
-    ValueError
-        For an unknown ``order`` or ``row``, or a key that is not a rebuilt QA key.
-
-    Examples
-    --------
-    >>> key = pd.DataFrame({"id": [0, 1, 2], "answer": ["A", "A", "B"], "label": [0, 0, 1],
-    ...                     "mmlu_test_row": [7, 8, 9], "subject": ["s", "s", "t"], "ambiguous": [True, True, False],
-    ...                     "candidates": ["AB", "AB", "B"], "candidate_rows": [(7, 8), (7, 8), (9,)]})
-    >>> key.attrs.update(row_label={7: 0, 8: 1}, row_subject={7: "s", 8: "s"})
-    >>> refill_qa_key(key, order="reverse")[["answer", "mmlu_test_row"]].values.tolist()
-    [['B', 8], ['A', 7], ['B', 9]]
-    """
-    if order not in ("id", "reverse"):
-        raise ValueError(f"order must be 'id' or 'reverse', got {order!r}")
-    if row not in ("first", "last"):
-        raise ValueError(f"row must be 'first' or 'last', got {row!r}")
-    if not isinstance(key, pd.DataFrame) or "candidate_rows" not in key or not {"row_label", "row_subject"} <= set(key.attrs):
-        raise ValueError("key must be a rebuilt QA key from load_ye_answers('qa') (column candidate_rows, "
-                         "attrs row_label and row_subject); a key read from the task file has no open ids")
-    admissible = [list(rows) for rows in key["candidate_rows"]]
-    assigned = _hand_out(admissible, order, row)
-    out = key.copy()
-    out.attrs = dict(key.attrs)
-    for i, rows in enumerate(admissible):
-        if len(rows) > 1:
-            r = assigned[i]
-            lab = key.attrs["row_label"][r]
-            out.iloc[i, out.columns.get_loc("label")] = lab
-            out.iloc[i, out.columns.get_loc("answer")] = YE_OPTIONS[lab]
-            out.iloc[i, out.columns.get_loc("mmlu_test_row")] = r
-            out.iloc[i, out.columns.get_loc("subject")] = key.attrs["row_subject"][r]
-    ids_in = "increasing" if order == "id" else "decreasing"
-    out.attrs["rule"] = (f"as the rebuilt key, but ids with several admissible rows are served in {ids_in} id order, "
-                         f"each taking the {row} free row in MMLU's order")
-    return out
-
-
 def _qa_answer_texts(data_dir, online):
     """The records of ``mmlu_10k_answers.json``: data directories, else (unless ``online=False``) the pinned origin."""
     folder = None if online else find_data_dir("ye2024", [YE_QA_TEXT_FILE], data_dir)
@@ -643,7 +468,7 @@ def _rebuilt_qa_key(data_dir, online) -> pd.DataFrame:
 
     records, source = _qa_answer_texts(data_dir, online)
     mmlu = load_mmlu("test", data_dir=data_dir, online=online)
-    key = _rebuild_qa_key(records, mmlu, source=source)
+    key = rebuild_qa_key(records, mmlu, source=source)
     a = key.attrs
     if a["n_ambiguous"]:
         warnings.warn(
@@ -653,7 +478,8 @@ def _rebuilt_qa_key(data_dir, online) -> pd.DataFrame:
     return key
 
 
-def load_ye_answers(task: str, *, data_dir=None, online: bool | None = None) -> pd.DataFrame:
+def load_ye_answers(task: str, *, data_dir: str | os.PathLike | None = None,
+                    online: bool | None = None) -> pd.DataFrame:
     """Load the answer keys of one task of Ye et al. (2024).
 
     Parameters
@@ -735,9 +561,7 @@ def load_ye_answers(task: str, *, data_dir=None, online: bool | None = None) -> 
     ...
     ValueError: task must be one of ['ci', 'drs', 'ds', 'qa', 'rc'] or ['cosmosqa_10k', 'halu_dialogue', 'halu_summarization', 'hellaswag_10k', 'mmlu_10k'], got 'mc'
     """
-    stem = YE_TASKS.get(task, task) if isinstance(task, str) else None
-    if stem not in YE_SHA256:
-        raise ValueError(f"task must be one of {sorted(YE_TASKS)} or {sorted(YE_SHA256)}, got {task!r}")
+    stem = _ye_stem(task)
     if online not in (None, True, False):
         raise ValueError(f"online must be None, True or False, got {online!r}")
     fname = f"{stem}.json"

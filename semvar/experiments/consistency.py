@@ -108,7 +108,7 @@ def _errors(df):
     return df
 
 
-def main(argv=None) -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m semvar.experiments.consistency", description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--out-dir", type=Path, default=None, help="output folder (default: the project's data/)")

@@ -8,13 +8,15 @@ benchmark.
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_beta_params, check_int, check_random_state
+from .._validation import RandomStateLike, check_array, check_beta_params, check_int, check_random_state
 
 __all__ = ["simulate_exchangeable_means", "simulate_hierarchical"]
 
 
-def simulate_exchangeable_means(n, a, b, n_reps, *, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+def simulate_exchangeable_means(n: int, a: float, b: float, n_reps: int, *,
+                                random_state: RandomStateLike = None) -> tuple[np.ndarray, np.ndarray]:
     """SIMULATION: means of ``n`` binary items, exchangeable through ``p ~ Beta(a, b)``.
 
     Each replicate draws ``p ~ Beta(a, b)`` (the directing measure), then
@@ -35,7 +37,8 @@ def simulate_exchangeable_means(n, a, b, n_reps, *, random_state=None) -> tuple[
     return rng.binomial(n, p) / n, p
 
 
-def simulate_hierarchical(trials, domains, params, n_reps, *, random_state=None) -> dict:
+def simulate_hierarchical(trials: ArrayLike, domains: ArrayLike, params: dict, n_reps: int, *,
+                          random_state: RandomStateLike = None) -> dict:
     """SIMULATION of the domain-stratified hierarchical model of a benchmark.
 
     For each replicate: each subject ``s`` of domain ``d`` draws its accuracy

@@ -28,7 +28,7 @@ Every rate has a Wilson interval (:func:`semvar.evaluation.rate_ci`) and
 the SBM prediction of the entropy error at the settings of Liu's Table 1 is
 computed with :func:`semvar.experiments.table1.table1_errors` (the protocol of
 chapter 3, run with the judge's measured ``(p, q)``), with the full-design
-signal-to-noise ratio of :func:`semvar.graph.budget_snr`; a grid of SBM
+signal-to-noise ratio of :func:`semvar.pair_budget.budget_snr`; a grid of SBM
 errors over the ``(q, p)`` plane (:func:`phase_grid`) is the phase diagram the
 judges are placed on.
 
@@ -51,16 +51,19 @@ import argparse
 import hashlib
 import json
 import math
+import os
 import warnings
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from .._validation import check_int, check_real
 from ..data import cache_dir, result_path
-from ..graph import budget_snr
 from ..judges import ExactMatchJudge, LexicalJudge, RougeJudge, normalize_answer
+from ..pair_budget import budget_snr
 
 __all__ = [
     "RESULT_FILE",
@@ -111,12 +114,12 @@ ALIAS_SEPARATOR = "/"
 # --------------------------------------------------------------------------- rates and intervals
 
 def _wilson(k: int, n: int, level: float) -> tuple[float, float, float]:
-    from ..evaluation import rate_ci
+    from ..evaluation import rate_ci  # looked up when called: a test replaces evaluation.rate_ci
 
     return rate_ci(int(k), int(n), method="wilson", level=level)
 
 
-def newcombe_interval(k1, n1, k2, n2, *, level: float = 0.95) -> tuple[float, float, float]:
+def newcombe_interval(k1: int, n1: int, k2: int, n2: int, *, level: float = 0.95) -> tuple[float, float, float]:
     """Difference of two independent proportions ``k1/n1 - k2/n2`` with Newcombe's hybrid score interval.
 
     Parameters
@@ -125,7 +128,7 @@ def newcombe_interval(k1, n1, k2, n2, *, level: float = 0.95) -> tuple[float, fl
         Successes and trials of the first proportion (``0 <= k1 <= n1``, ``n1 >= 1``).
     k2, n2 : int
         The same for the second.
-    level : float in (0, 1), default 0.95
+    level : float in (0, 1), default=0.95
 
     Returns
     -------
@@ -201,7 +204,7 @@ def _rates(k_same: int, n_same: int, k_diff: int, n_diff: int, level: float) -> 
             "p_minus_q": gap, "p_minus_q_ci": [g_lo, g_hi]}
 
 
-def judge_rates(verdict, same, *, level: float = 0.95) -> dict:
+def judge_rates(verdict: ArrayLike, same: ArrayLike, *, level: float = 0.95) -> dict:
     """A judge's ``p`` and ``q`` against a reference, with Wilson intervals and a Newcombe interval of ``p - q``.
 
     Parameters
@@ -210,7 +213,7 @@ def judge_rates(verdict, same, *, level: float = 0.95) -> dict:
         The judge's verdicts ("same" / "correct").
     same : array-like of bool, shape (m,)
         The reference (the humans say "same" / "correct").
-    level : float in (0, 1), default 0.95
+    level : float in (0, 1), default=0.95
 
     Returns
     -------
@@ -250,7 +253,7 @@ def judge_rates(verdict, same, *, level: float = 0.95) -> dict:
     return _rates(int((v & y).sum()), int(y.sum()), int((v & ~y).sum()), int((~y).sum()), level)
 
 
-def sas_rates(verdict, label, *, level: float = 0.95) -> dict:
+def sas_rates(verdict: ArrayLike, label: ArrayLike, *, level: float = 0.95) -> dict:
     """``p``, ``q`` and the "partly" rate of a judge on SAS-labelled answer pairs.
 
     Parameters
@@ -259,7 +262,7 @@ def sas_rates(verdict, label, *, level: float = 0.95) -> dict:
         The judge's verdict on each pair.
     label : array-like of int in {0, 1, 2}, shape (m,)
         The human label: 0 different meaning, 1 partly the same, 2 same meaning.
-    level : float in (0, 1), default 0.95
+    level : float in (0, 1), default=0.95
 
     Returns
     -------
@@ -312,7 +315,7 @@ def annotator_ceiling(annotators: pd.DataFrame, *, level: float = 0.95) -> list[
     ----------
     annotators : DataFrame
         One column per annotator, nullable booleans (missing = not annotated).
-    level : float in (0, 1), default 0.95
+    level : float in (0, 1), default=0.95
 
     Returns
     -------
@@ -379,7 +382,7 @@ def annotator_ceiling(annotators: pd.DataFrame, *, level: float = 0.95) -> list[
     return rows
 
 
-def rate_homogeneity(verdict, same, group) -> dict:
+def rate_homogeneity(verdict: ArrayLike, same: ArrayLike, group: ArrayLike) -> dict:
     """Is a judge's TRUE rate the same in every group, among same and among different items (chi-square)?
 
     The stochastic block model gives a judge one ``p`` for every same-meaning
@@ -434,7 +437,7 @@ def rate_homogeneity(verdict, same, group) -> dict:
     return out
 
 
-def length_group(answers) -> np.ndarray:
+def length_group(answers: Sequence[str] | np.ndarray) -> np.ndarray:
     """Answer length bins used by the homogeneity checks: ``"1-3"``, ``"4-9"`` or ``"10+"`` words.
 
     Examples
@@ -468,7 +471,7 @@ def gold_aliases(golden: str, sep: str = ALIAS_SEPARATOR) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for s in out if s))
 
 
-def lexical_scores(answers, golds) -> pd.DataFrame:
+def lexical_scores(answers: Sequence[str], golds: Sequence[Sequence[str]]) -> pd.DataFrame:
     """Lexical correctness scores of answers against their gold aliases (best alias).
 
     Parameters
@@ -564,9 +567,9 @@ def sbm_prediction(p: float, q: float, *, iterations: int = 10, random_state: in
     Parameters
     ----------
     p, q : float in [0, 1]
-    iterations : int, default 10
+    iterations : int, default=10
         Graphs per Table 1 cell (the paper's 10).
-    random_state : int, default 1
+    random_state : int, default=1
 
     Returns
     -------
@@ -576,7 +579,7 @@ def sbm_prediction(p: float, q: float, *, iterations: int = 10, random_state: in
         three ratios and n = 30, 50, 70, an SBM judge with these ``(p, q)``,
         K known) per Laplacian convention, over all nine cells and over the
         six three-meaning cells; ``snr``: the full-design signal-to-noise ratio
-        :func:`semvar.graph.budget_snr` at ratio (0.2, 0.3, 0.5) for n = 30 and
+        :func:`semvar.pair_budget.budget_snr` at ratio (0.2, 0.3, 0.5) for n = 30 and
         70 (None when ``p <= q``); ``liu_side``: which side of Liu's change
         point ``p - q = 0.4`` the judge is on.
 
@@ -610,20 +613,20 @@ def sbm_prediction(p: float, q: float, *, iterations: int = 10, random_state: in
             "iterations": iterations}
 
 
-def phase_grid(qs=None, diffs=None, *, n: int = PHASE_N, iterations: int = 20, random_state: int = 2,
-               progress: bool = False) -> pd.DataFrame:
+def phase_grid(qs: Sequence[float] | None = None, diffs: Sequence[float] | None = None, *, n: int = PHASE_N,
+               iterations: int = 20, random_state: int = 2, progress: bool = False) -> pd.DataFrame:
     """Mean SBM entropy error over a grid of the ``(q, p)`` plane (the phase diagram behind Liu's Figure 1).
 
     Parameters
     ----------
-    qs : sequence of float, default 0, 0.05, ..., 0.95
-    diffs : sequence of float, default 0.05, 0.10, ..., 1.0
+    qs : sequence of float, default=0, 0.05, ..., 0.95
+    diffs : sequence of float, default=0.05, 0.10, ..., 1.0
         Values of ``p - q``; points with ``p > 1`` are left out.
-    n : int, default 50
+    n : int, default=50
         Texts per graph, in the ratio (0.2, 0.3, 0.5).
-    iterations : int, default 20
-    random_state : int, default 2
-    progress : bool, default False
+    iterations : int, default=20
+    random_state : int, default=2
+    progress : bool, default=False
 
     Returns
     -------
@@ -660,7 +663,7 @@ def phase_grid(qs=None, diffs=None, *, n: int = PHASE_N, iterations: int = 20, r
 
 # --------------------------------------------------------------------------- the study
 
-def text_digest(texts) -> str:
+def text_digest(texts: Iterable[str]) -> str:
     """A short sha256 digest of a sequence of texts (ties stored per-item scores to the loaded data).
 
     Examples
@@ -936,7 +939,7 @@ def _jsonable(x):
     return x
 
 
-def write_study(study: dict, out=None) -> Path:
+def write_study(study: dict, out: str | os.PathLike | None = None) -> Path:
     """Write :func:`run`'s output to ``out`` (default: the project's ``data/``); returns the folder."""
     out = Path(out) if out else result_path(RESULT_FILE).parent
     out.mkdir(parents=True, exist_ok=True)
@@ -953,7 +956,7 @@ def write_study(study: dict, out=None) -> Path:
     return out
 
 
-def load_study(folder=None) -> dict:
+def load_study(folder: str | os.PathLike | None = None) -> dict:
     """Read the stored study: ``{"result": dict, "scores": DataFrame, "phase": DataFrame}``.
 
     Raises
@@ -970,7 +973,7 @@ def load_study(folder=None) -> dict:
     return {"result": result, "scores": scores, "phase": pd.read_csv(folder / PHASE_FILE)}
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m semvar.experiments.human_judges", description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None, help="output folder (default: the project's data/)")
     ap.add_argument("--phase-iterations", type=int, default=20, help="graphs per point of the phase grid")

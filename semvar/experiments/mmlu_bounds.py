@@ -38,14 +38,16 @@ The bounds themselves are in :mod:`semvar.exchangeable`; the simulators in
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import stats
 
 from .. import exchangeable as ex
-from .._validation import check_array, check_int, check_real
+from .._validation import RandomStateLike, check_array, check_int, check_real
 from ..data import (
     MMLU_ROWS,
     DataNotFoundError,
@@ -84,7 +86,8 @@ def _check_delta(delta) -> float:
     return check_real(delta, "delta", low=0.0, high=1.0, low_open=True, high_open=True)
 
 
-def mixture_coverage(n_items, a, b, n_reps, delta=0.05, random_state=0) -> dict:
+def mixture_coverage(n_items: int, a: float, b: float, n_reps: int, delta: float = 0.05,
+                     random_state: RandomStateLike = 0) -> dict:
     """SIMULATION: coverage of E[mean] by the i.i.d. Hoeffding and the sigma_eff half-widths.
 
     Items are Bernoulli(p) given p ~ Beta(a, b); the estimand is E[mean] = a/(a+b).
@@ -97,9 +100,9 @@ def mixture_coverage(n_items, a, b, n_reps, delta=0.05, random_state=0) -> dict:
         The Beta mixing law.
     n_reps : int
         Replicates.
-    delta : float, default 0.05
+    delta : float, default=0.05
         One minus the nominal coverage.
-    random_state : None, int or numpy.random.Generator, default 0
+    random_state : None, int or numpy.random.Generator, default=0
 
     Returns
     -------
@@ -124,7 +127,7 @@ def mixture_coverage(n_items, a, b, n_reps, delta=0.05, random_state=0) -> dict:
     return {"iid": float(np.mean(dev < hw_iid)), "eff": float(np.mean(dev < hw_eff)), "hw_iid": hw_iid, "hw_eff": hw_eff}
 
 
-def gaussian_tightness(n_items, a) -> dict:
+def gaussian_tightness(n_items: int, a: float) -> dict:
     """Exact ``Var(mean) / sigma2_eff`` for the mean of ``n`` binary items with ``p ~ Beta(a, a)``.
 
     ``Var(mean) = E[p(1-p)]/n + Var(p)`` and ``sigma2_eff = 1/(4n) + sigma2_opt`` with the
@@ -160,7 +163,8 @@ def gaussian_tightness(n_items, a) -> dict:
     return {"Var(mean)": var_mean, "sigma2_eff": s2_eff, "ratio": var_mean / s2_eff, "mixture share": s2_mix / s2_eff}
 
 
-def subsample_exceedance(correct, n, n_reps, delta=0.05, random_state=0) -> dict:
+def subsample_exceedance(correct: ArrayLike, n: int, n_reps: int, delta: float = 0.05,
+                         random_state: RandomStateLike = 0) -> dict:
     """Fraction of random n-subsets whose mean misses the full mean by the bound or more.
 
     Parameters
@@ -171,8 +175,8 @@ def subsample_exceedance(correct, n, n_reps, delta=0.05, random_state=0) -> dict
         Subset size, ``1 <= n <= N``.
     n_reps : int
         Random subsets drawn (without replacement).
-    delta : float, default 0.05
-    random_state : None, int or numpy.random.Generator, default 0
+    delta : float, default=0.05
+    random_state : None, int or numpy.random.Generator, default=0
 
     Returns
     -------
@@ -198,7 +202,8 @@ def subsample_exceedance(correct, n, n_reps, delta=0.05, random_state=0) -> dict
     return {"exceed": float(np.mean(devs >= hw)), "q95": float(np.quantile(devs, 1 - delta)), "max": float(devs.max()), "bound": hw}
 
 
-def subject_counts(responses, mmlu_meta):
+def subject_counts(responses: pd.DataFrame,
+                   mmlu_meta: pd.DataFrame) -> tuple[dict[str, tuple[np.ndarray, np.ndarray]], np.ndarray]:
     """Per model: successes and trials per subject, in the order of ``mmlu_meta``.
 
     Parameters
@@ -234,7 +239,8 @@ def subject_counts(responses, mmlu_meta):
     return out, subj_of_item
 
 
-def seed_simulation_parameters(mean=GEMMA2_9B_MMLU_ACCURACY, halfwidth=LIN_GEMMA2_9B_HALFWIDTH, delta=0.05) -> dict:
+def seed_simulation_parameters(mean: float = GEMMA2_9B_MMLU_ACCURACY, halfwidth: float = LIN_GEMMA2_9B_HALFWIDTH,
+                               delta: float = 0.05) -> dict:
     """SIMULATION parameters set from the seed's figures for Gemma 2 9B.
 
     Mean accuracy ``mean`` (0.71 makes the seed's 0.75 % a Wald half-width on 14,042
@@ -244,9 +250,9 @@ def seed_simulation_parameters(mean=GEMMA2_9B_MMLU_ACCURACY, halfwidth=LIN_GEMMA
 
     Parameters
     ----------
-    mean : float, default :data:`semvar.papers.GEMMA2_9B_MMLU_ACCURACY`
-    halfwidth : float, default :data:`semvar.papers.LIN_GEMMA2_9B_HALFWIDTH`
-    delta : float, default 0.05
+    mean : float, default=:data:`semvar.papers.GEMMA2_9B_MMLU_ACCURACY`
+    halfwidth : float, default=:data:`semvar.papers.LIN_GEMMA2_9B_HALFWIDTH`
+    delta : float, default=0.05
 
     Returns
     -------
@@ -301,7 +307,8 @@ def _check_meta(meta) -> pd.DataFrame:
     return meta
 
 
-def accuracy_table(responses, mmlu_meta, delta=0.05, *, method="mle") -> pd.DataFrame:
+def accuracy_table(responses: pd.DataFrame, mmlu_meta: pd.DataFrame, delta: float = 0.05, *,
+                   method: str = "mle") -> pd.DataFrame:
     """Per model: accuracy with its i.i.d. and exchangeable (sigma_eff) half-widths.
 
     Parameters
@@ -311,8 +318,8 @@ def accuracy_table(responses, mmlu_meta, delta=0.05, *, method="mle") -> pd.Data
     mmlu_meta : pandas.DataFrame
         One row per subject (``subject``, ``n_test_items``, ``category``), in
         alphabetical subject order (:func:`semvar.data.mmlu_subjects` sorted).
-    delta : float, default 0.05
-    method : {"mle", "moments"}, default "mle"
+    delta : float, default=0.05
+    method : {"mle", "moments"}, default="mle"
         The beta-binomial fit of each domain's subject accuracies.
 
     Returns
@@ -346,7 +353,8 @@ def accuracy_table(responses, mmlu_meta, delta=0.05, *, method="mle") -> pd.Data
     return pd.DataFrame(rows).set_index("model").sort_values("accuracy", ascending=False, kind="stable")
 
 
-def split_half_table(responses, mmlu_meta, n_splits=100, *, random_state=0) -> pd.DataFrame:
+def split_half_table(responses: pd.DataFrame, mmlu_meta: pd.DataFrame, n_splits: int = 100, *,
+                     random_state: RandomStateLike = 0) -> pd.DataFrame:
     """Within-domain split-half correlations of subject accuracies, per model and domain.
 
     For each model and domain: the mean over ``n_splits`` random splits of
@@ -372,7 +380,7 @@ def split_half_table(responses, mmlu_meta, n_splits=100, *, random_state=0) -> p
     return pd.DataFrame(out)
 
 
-def subject_spread_table(responses, mmlu_meta) -> pd.DataFrame:
+def subject_spread_table(responses: pd.DataFrame, mmlu_meta: pd.DataFrame) -> pd.DataFrame:
     """Per model: how much subject accuracies spread beyond binomial noise.
 
     Returns
@@ -401,7 +409,7 @@ def subject_spread_table(responses, mmlu_meta) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("model")
 
 
-def exact_subsample_deviation(successes, N, n, *, t=None, q=0.95) -> dict:
+def exact_subsample_deviation(successes: int, N: int, n: int, *, t: float | None = None, q: float = 0.95) -> dict:
     """The exact law of ``|mean_n - mean_N|`` for a uniformly random n-subset of a fixed 0/1 population.
 
     With ``k`` ones among ``N`` items, the number of ones in the subset is
@@ -415,7 +423,7 @@ def exact_subsample_deviation(successes, N, n, *, t=None, q=0.95) -> dict:
         Population and subset sizes, ``1 <= n <= N``.
     t : float, optional
         A threshold whose exceedance probability ``P(|dev| >= t)`` is wanted.
-    q : float, default 0.95
+    q : float, default=0.95
         The quantile wanted.
 
     Returns
@@ -450,7 +458,8 @@ def exact_subsample_deviation(successes, N, n, *, t=None, q=0.95) -> dict:
     return out
 
 
-def subsample_table(responses, n=5000, n_reps=2000, delta=0.05, *, random_state=0) -> pd.DataFrame:
+def subsample_table(responses: pd.DataFrame, n: int = 5000, n_reps: int = 2000, delta: float = 0.05, *,
+                    random_state: RandomStateLike = 0) -> pd.DataFrame:
     """Per model: random n-subsets of its real answer vector against the subsample-vs-full bound.
 
     Returns
@@ -474,7 +483,7 @@ def subsample_table(responses, n=5000, n_reps=2000, delta=0.05, *, random_state=
     return pd.DataFrame(rows).set_index("model")
 
 
-def paired_table(responses, delta=0.05) -> pd.DataFrame:
+def paired_table(responses: pd.DataFrame, delta: float = 0.05) -> pd.DataFrame:
     """Every pair of models compared on the items both answered, as a zero-sum contrast.
 
     Returns
@@ -505,7 +514,8 @@ def paired_table(responses, delta=0.05) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def subject_split_coverage(responses, mmlu_meta, n_splits=100, delta=0.05, *, random_state=0) -> pd.DataFrame:
+def subject_split_coverage(responses: pd.DataFrame, mmlu_meta: pd.DataFrame, n_splits: int = 100, delta: float = 0.05,
+                           *, random_state: RandomStateLike = 0) -> pd.DataFrame:
     """Do i.i.d. and exchangeable half-widths of the subject-macro score predict other subjects?
 
     The subject-macro score estimates a model's ability over a population of
@@ -554,7 +564,7 @@ def subject_split_coverage(responses, mmlu_meta, n_splits=100, delta=0.05, *, ra
     return pd.DataFrame(rows).set_index("model")
 
 
-def redux_effect(responses, redux, delta=0.05) -> pd.DataFrame:
+def redux_effect(responses: pd.DataFrame, redux: pd.DataFrame, delta: float = 0.05) -> pd.DataFrame:
     """How the questions that MMLU-Redux's experts flagged move each model's accuracy and rank.
 
     Parameters
@@ -564,7 +574,7 @@ def redux_effect(responses, redux, delta=0.05) -> pd.DataFrame:
     redux : pandas.DataFrame
         :func:`semvar.data.load_mmlu_redux`; its questions with an ``item_id``
         are used, ``flagged`` where ``error_type != "ok"``.
-    delta : float, default 0.05
+    delta : float, default=0.05
 
     Returns
     -------
@@ -593,7 +603,7 @@ def redux_effect(responses, redux, delta=0.05) -> pd.DataFrame:
     return out.sort_values("accuracy", ascending=False, kind="stable")
 
 
-def redux_responses(redux) -> pd.DataFrame:
+def redux_responses(redux: pd.DataFrame) -> pd.DataFrame:
     """The MMLU-Redux models' answers as a long response table, scored against MMLU's key.
 
     Parameters
@@ -618,7 +628,8 @@ def redux_responses(redux) -> pd.DataFrame:
                       for m in models], ignore_index=True)
 
 
-def gaussian_level_check(n_items, a, b, n_reps=200_000, delta=0.05, *, random_state=0) -> dict:
+def gaussian_level_check(n_items: int, a: float, b: float, n_reps: int = 200_000, delta: float = 0.05, *,
+                         random_state: RandomStateLike = 0) -> dict:
     """SIMULATION: is ``sigma2_eff`` the variance at the Gaussian level, and is each of its terms needed?
 
     Draws the mean of ``n_items`` binary items exchangeable through
@@ -666,7 +677,7 @@ LIN_FOLDER = "lin2026"
 """Subfolder of a data directory that holds their lm-evaluation-harness ``--log_samples`` output."""
 
 
-def lin2026_responses(data_dir=None) -> dict:
+def lin2026_responses(data_dir: str | os.PathLike | None = None) -> dict:
     """Item-level MMLU responses of the six models of Lin, Frei & de la Peña (2026), where present.
 
     The expected layout is what ``lm_eval --tasks mmlu --log_samples

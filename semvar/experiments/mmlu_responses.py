@@ -32,6 +32,7 @@ embeddings are cached in ``--cache`` so an interrupted run resumes).
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -75,7 +76,7 @@ def answer_by_similarity(q: np.ndarray, options: np.ndarray, rng: np.random.Gene
     return _argmax_random_ties(np.round(scores, 6), rng)
 
 
-def longest_option(choices, rng: np.random.Generator) -> np.ndarray:
+def longest_option(choices: Sequence[Sequence[str]], rng: np.random.Generator) -> np.ndarray:
     """Index of the longest option (characters), ties broken at random."""
     lengths = np.array([[len(c) for c in row] for row in choices], dtype=float)
     return _argmax_random_ties(lengths, rng)
@@ -100,7 +101,8 @@ def _embed_cached(texts: list[str], cache: Path | None, chunk: int = 4096, progr
     return np.concatenate(parts, axis=0)
 
 
-def run_sweep(mmlu: pd.DataFrame, *, models=MODELS, cache: Path | None = None, progress: bool = True) -> pd.DataFrame:
+def run_sweep(mmlu: pd.DataFrame, *, models: Sequence[str] = MODELS, cache: Path | None = None,
+              progress: bool = True) -> pd.DataFrame:
     """Answer every item of ``mmlu`` with each model; return the long table.
 
     Returns
@@ -149,7 +151,7 @@ def run_sweep(mmlu: pd.DataFrame, *, models=MODELS, cache: Path | None = None, p
     return pd.concat(frames, ignore_index=True)
 
 
-def main(argv=None) -> None:
+def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m semvar.experiments.mmlu_responses", description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, default=None, help=f"output file (default: the project's data/{MMLU_RESPONSES_FILE})")
     p.add_argument("--cache", type=Path, default=Path("/tmp/semvar_mmlu_embeddings"))

@@ -36,15 +36,18 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import os
 import time
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from threadpoolctl import threadpool_limits
 
-from .._validation import check_int, check_random_state
+from .._validation import RandomStateLike, check_int, check_random_state
 from ..data import MMLU_PRO_LETTERS, cache_dir, load_mmlu_pro_outputs, result_path
 from ..entropy import empirical_entropy, entropy_from_counts
 from ..evaluation import auroc, auroc_ci, rate_ci
@@ -111,7 +114,7 @@ def outcome_codes(frame: pd.DataFrame, *, guessed_as_unparseable: bool = False) 
     frame : pandas.DataFrame
         A frame from :func:`semvar.data.load_mmlu_pro_outputs` (columns ``model``,
         ``question_id``, ``pred``).
-    guessed_as_unparseable : bool, default False
+    guessed_as_unparseable : bool, default=False
         Also count as unparseable the answers whose ``pred`` is a letter their
         text does not contain (``frame.attrs["pred_without_letter_ids"]``).
 
@@ -158,9 +161,9 @@ def answer_entropy_table(frame: pd.DataFrame, *, complete: bool = True, guessed_
     ----------
     frame : pandas.DataFrame
         A frame from :func:`semvar.data.load_mmlu_pro_outputs` (``text=False`` suffices).
-    complete : bool, default True
+    complete : bool, default=True
         Keep only the questions that every model in ``frame`` answered.
-    guessed_as_unparseable : bool, default False
+    guessed_as_unparseable : bool, default=False
         See :func:`outcome_codes`.
 
     Returns
@@ -226,7 +229,7 @@ def answer_entropy_table(frame: pd.DataFrame, *, complete: bool = True, guessed_
 # auroc, auroc_ci and rate_ci live in semvar.evaluation (imported above and re-exported here)
 
 
-def best_threshold(score, same, grid) -> tuple[float, float]:
+def best_threshold(score: ArrayLike, same: ArrayLike, grid: Iterable[float]) -> tuple[float, float]:
     """The threshold of ``grid`` whose verdicts ``score >= t`` best separate ``same`` (balanced accuracy).
 
     Returns ``(threshold, balanced_accuracy)``; ties go to the smallest threshold.
@@ -251,7 +254,8 @@ def best_threshold(score, same, grid) -> tuple[float, float]:
     return best
 
 
-def pq_table(question_id, same, verdict, *, n_boot: int = 2000, random_state=0) -> dict:
+def pq_table(question_id: ArrayLike, same: ArrayLike, verdict: ArrayLike, *, n_boot: int = 2000,
+             random_state: RandomStateLike = 0) -> dict:
     """A judge's ``p`` and ``q`` against the oracle, with binomial and question-bootstrap intervals.
 
     Parameters
@@ -262,9 +266,9 @@ def pq_table(question_id, same, verdict, *, n_boot: int = 2000, random_state=0) 
         Oracle: the two answers reach the same outcome.
     verdict : array-like of bool, shape (m,)
         The judge's verdict on the pair.
-    n_boot : int, default 2000
+    n_boot : int, default=2000
         Bootstrap resamples of whole questions.
-    random_state : None, int or numpy.random.Generator, default 0
+    random_state : None, int or numpy.random.Generator, default=0
 
     Returns
     -------
@@ -303,7 +307,7 @@ def pq_table(question_id, same, verdict, *, n_boot: int = 2000, random_state=0) 
     }
 
 
-def stratified_rates(verdict, feature, *, bins: int = 5) -> tuple[pd.DataFrame, float]:
+def stratified_rates(verdict: ArrayLike, feature: ArrayLike, *, bins: int = 5) -> tuple[pd.DataFrame, float]:
     """TRUE rate of ``verdict`` in strata of ``feature``, and the chi-square test that it is constant.
 
     Under the stochastic block model of the judge (Liu 2025, eqs. 3-4) the
@@ -315,7 +319,7 @@ def stratified_rates(verdict, feature, *, bins: int = 5) -> tuple[pd.DataFrame, 
     verdict : array-like of bool, shape (m,)
     feature : array-like, shape (m,)
         Numeric (cut into ``bins`` quantile strata) or categorical (one stratum per value).
-    bins : int, default 5
+    bins : int, default=5
         Number of quantile strata of a numeric feature.
 
     Returns
@@ -354,7 +358,8 @@ def stratified_rates(verdict, feature, *, bins: int = 5) -> tuple[pd.DataFrame, 
 # --------------------------------------------------------------------------- the study
 
 
-def choose_subset(question_ids, n: int = N_QUESTIONS, *, random_state=SEED) -> tuple[np.ndarray, np.ndarray]:
+def choose_subset(question_ids: ArrayLike, n: int = N_QUESTIONS, *,
+                  random_state: RandomStateLike = SEED) -> tuple[np.ndarray, np.ndarray]:
     """A random subset of ``n`` questions (sorted) and its calibration half (a boolean mask).
 
     Examples
@@ -457,7 +462,8 @@ def _budget_rows(graphs: dict, truth: dict, k_true: dict, seeds=(0, 1, 2)) -> pd
     return pd.DataFrame(rows)
 
 
-def run(n_questions: int = N_QUESTIONS, *, seed: int = SEED, progress: bool = True, data_dir=None) -> dict:
+def run(n_questions: int = N_QUESTIONS, *, seed: int = SEED, progress: bool = True,
+        data_dir: str | os.PathLike | None = None) -> dict:
     """Embed a random subset of questions' answers and compute the study (see the module docstring).
 
     Returns
@@ -606,7 +612,7 @@ def load_study() -> dict:
     return out
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m semvar.experiments.realtext", description=__doc__.splitlines()[0])
     parser.add_argument("--questions", type=int, default=N_QUESTIONS, help=f"questions in the subset (default {N_QUESTIONS})")
     parser.add_argument("--seed", type=int, default=SEED)
@@ -620,7 +626,7 @@ def main(argv=None) -> int:
     return 0
 
 
-def write_study(res: dict, out=None) -> Path:
+def write_study(res: dict, out: str | os.PathLike | None = None) -> Path:
     """Write the result of :func:`run` to ``out`` (default: the project's ``data/``); returns the folder."""
     out = Path(out) if out else result_path(QUESTIONS_FILE).parent
     out.mkdir(parents=True, exist_ok=True)

@@ -11,16 +11,27 @@ and very different accuracy.  The prediction sets come from
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from .. import conformal as cf
-from .._validation import check_array, check_int, check_probability, check_random_state, check_real
+from .._validation import (
+    RandomStateLike,
+    check_array,
+    check_int,
+    check_option,
+    check_probability,
+    check_random_state,
+    check_real,
+)
 
 __all__ = ["synthetic_logits", "same_sets_models", "temperature_sweep", "sharp_soft_pair"]
 
 
 def synthetic_logits(n: int, *, acc0: float, margin: float, sigma: float, n_options: int = 6,
-                     construction: str = "additive", random_state=None):
+                     construction: str = "additive",
+                     random_state: RandomStateLike = None) -> tuple[np.ndarray, np.ndarray]:
     """The set-size review's synthetic multiple-choice model.
 
     For each question a correct option ``y`` is drawn uniformly; the model
@@ -71,8 +82,7 @@ def synthetic_logits(n: int, *, acc0: float, margin: float, sigma: float, n_opti
     margin = check_real(margin, "margin", low=0.0)
     sigma = check_real(sigma, "sigma", low=0.0)
     k = check_int(n_options, "n_options", low=2)
-    if construction not in ("additive", "beat_best"):
-        raise ValueError(f"construction must be 'additive' or 'beat_best', got {construction!r}")
+    check_option(construction, "construction", ("additive", "beat_best"))
     rng = check_random_state(random_state)
     y = rng.integers(k, size=n)
     right = rng.random(n) < acc0
@@ -88,7 +98,8 @@ def synthetic_logits(n: int, *, acc0: float, margin: float, sigma: float, n_opti
     return z, y
 
 
-def same_sets_models(n: int, *, p_medium: float = 0.85, n_options: int = 6, random_state=None):
+def same_sets_models(n: int, *, p_medium: float = 0.85, n_options: int = 6,
+                     random_state: RandomStateLike = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Panel C of the review: two models whose LAC sets coincide while accuracy is 90% vs 5%.
 
     A share ``p_medium`` of questions is *medium*: both models put
@@ -153,8 +164,9 @@ def _split_eval(p, y, n_cal, alpha, quantile):
     }
 
 
-def temperature_sweep(temperatures, *, acc0: float = 0.88, margin: float = 4.0, sigma: float = 1.0, alpha: float = 0.1,
-                      n_cal: int = 2000, n_test: int = 6000, quantile: str = "paper", random_state=None) -> dict:
+def temperature_sweep(temperatures: Sequence[float], *, acc0: float = 0.88, margin: float = 4.0, sigma: float = 1.0,
+                      alpha: float = 0.1, n_cal: int = 2000, n_test: int = 6000, quantile: str = "paper",
+                      random_state: RandomStateLike = None) -> dict:
     """Panel A of the review: one draw of the additive synthetic model, softmax at each temperature.
 
     The same logits (same questions, same answers) are divided by each T; the
@@ -185,7 +197,7 @@ def temperature_sweep(temperatures, *, acc0: float = 0.88, margin: float = 4.0, 
 
 def sharp_soft_pair(*, acc0: float = 0.9, margin_sharp: float = 6.0, margin_soft: float = 1.0, sigma: float = 1.0,
                     alpha: float = 0.15, n_cal: int = 2000, n_test: int = 6000, quantile: str = "paper",
-                    shared: bool = True, random_state=None) -> dict:
+                    shared: bool = True, random_state: RandomStateLike = None) -> dict:
     """Panel B of the review: a sharp and a soft model with the same answers on every question.
 
     Both models are :func:`synthetic_logits` with ``construction="beat_best"``.

@@ -50,7 +50,7 @@ def _sizes(n, K, pi_min):
     return np.concatenate([[small], others])
 
 
-def settings():
+def settings() -> list[tuple[str, object, dict]]:
     """The list of (factor, level, design) triples of the sweep."""
     out = []
     for n in (60, 120, 300, 600):
@@ -98,7 +98,7 @@ def run_sweep(reps: int = 20, *, progress: bool = True, seed: int = SEED) -> pd.
     return pd.DataFrame(rows, columns=["factor", "level", "rep", "method", "k_true", "k_hat"])
 
 
-def main(argv=None) -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m semvar.experiments.select_k", description=__doc__.splitlines()[0])
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--out", type=Path, default=None, help=f"output file (default: the project's data/{RESULT_FILE})")

@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -85,7 +86,7 @@ K_MAX = 10
 SEED = 1414
 
 
-def cell_sizes(n: int, proportions) -> np.ndarray | None:
+def cell_sizes(n: int, proportions: Sequence[float]) -> np.ndarray | None:
     """Meaning sizes of ``n`` texts in ``proportions`` (largest remainders, each meaning at least one text).
 
     None when there are fewer texts than meanings.
@@ -109,7 +110,8 @@ def cell_sizes(n: int, proportions) -> np.ndarray | None:
         return rest + 1
 
 
-def cells(ns=NS, judges=None, partitions=None):
+def cells(ns: Sequence[int] = NS, judges: Sequence[str] | None = None,
+          partitions: Sequence[str] | None = None) -> list[tuple[int, str, str]]:
     """The list of ``(n, judge, partition)`` cells (cells with fewer texts than meanings left out)."""
     judges = list(JUDGES) if judges is None else list(judges)
     partitions = list(PARTITIONS) if partitions is None else list(partitions)
@@ -163,7 +165,7 @@ def _entropy_with_k(A: np.ndarray, k: int, n_single: int, rng, cache: dict) -> f
     return cache[k]
 
 
-def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq) -> list[tuple]:
+def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq: np.random.SeedSequence) -> list[tuple]:
     """Rows of one cell: ``reps`` graphs, every rule."""
     p, q = JUDGES[judge]
     sizes = cell_sizes(n, PARTITIONS[partition])
@@ -204,8 +206,9 @@ def _indexed(i, task):
     return i, _run_cell_quiet(*task)
 
 
-def run_study(*, ns=NS, judges=None, partitions=None, reps=None, scale: float = 1.0, n_jobs: int = 2,
-              seed: int = SEED, progress: bool = True) -> pd.DataFrame:
+def run_study(*, ns: Sequence[int] = NS, judges: Sequence[str] | None = None, partitions: Sequence[str] | None = None,
+              reps: int | None = None, scale: float = 1.0, n_jobs: int = 2, seed: int = SEED,
+              progress: bool = True) -> pd.DataFrame:
     """Run every cell and return the long table (rows of finished cells are kept on Ctrl-C).
 
     ``judges`` and ``partitions`` (names, default all) restrict the grid;
@@ -246,7 +249,7 @@ def run_study(*, ns=NS, judges=None, partitions=None, reps=None, scale: float = 
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def summarise(df: pd.DataFrame, by=("n",)) -> pd.DataFrame:
+def summarise(df: pd.DataFrame, by: Sequence[str] = ("n",)) -> pd.DataFrame:
     """K accuracy and mean entropy error of each rule, grouped by ``by`` (columns: ``(measure, rule)``)."""
     d = df.dropna(subset=["k_hat"]).assign(correct=lambda x: x.k_hat == x.k_true)
     g = d.groupby(list(by) + ["rule"])
@@ -254,7 +257,7 @@ def summarise(df: pd.DataFrame, by=("n",)) -> pd.DataFrame:
     return out
 
 
-def main(argv=None) -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m semvar.experiments.select_k_small", description=__doc__.splitlines()[0])
     ap.add_argument("--n-jobs", type=int, default=2, help="worker processes (default 2)")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply the graphs per cell (default 1)")

@@ -28,16 +28,23 @@ from __future__ import annotations
 import argparse
 import json
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
-from .._validation import check_int
+from .._validation import check_int, check_option
 from ..corpus import make_corpus, parse_meaning
 from ..data import result_path
 from ..entropy import empirical_entropy
+from ..evaluation import mann_whitney_auc
 from ..pipeline import semantic_spectral_entropy
 from ..similarity import self_similarity
+
+if TYPE_CHECKING:  # pandas is imported where a table is made
+    import pandas as pd
 
 __all__ = [
     "SHAPES",
@@ -71,8 +78,7 @@ def proportions_for(shape: str, k: int) -> np.ndarray:
     [0.6, 0.2, 0.2]
     """
     k = check_int(k, "k", low=1)
-    if shape not in SHAPES:
-        raise ValueError(f"shape must be one of {SHAPES}, got {shape!r}")
+    check_option(shape, "shape", SHAPES)
     if k == 1:
         return np.ones(1)
     if shape == "uniform":
@@ -83,7 +89,8 @@ def proportions_for(shape: str, k: int) -> np.ndarray:
     return np.concatenate([[0.6], np.full(k - 1, 0.4 / (k - 1))])
 
 
-def corpus_grid(ks=(1, 2, 3, 4, 6, 8, 10), shapes=SHAPES, seeds=(0, 1, 2)) -> list[dict]:
+def corpus_grid(ks: Sequence[int] = (1, 2, 3, 4, 6, 8, 10), shapes: Sequence[str] = SHAPES,
+                seeds: Sequence[int] = (0, 1, 2)) -> list[dict]:
     """The list of corpus settings ``{"shape", "k", "seed"}`` (one ``k = 1`` row per seed)."""
     grid = []
     for k in ks:
@@ -93,7 +100,7 @@ def corpus_grid(ks=(1, 2, 3, 4, 6, 8, 10), shapes=SHAPES, seeds=(0, 1, 2)) -> li
     return grid
 
 
-def collision_probability(labels) -> float:
+def collision_probability(labels: ArrayLike) -> float:
     """Chance that two distinct texts drawn without replacement share a meaning.
 
     :math:`C = \\sum_k n_k(n_k-1) / (n(n-1))`, the unbiased estimate of
@@ -118,7 +125,8 @@ def _corpora(grid, n: int, m: int):
         yield g, corpus
 
 
-def corpus_table(judge, *, grid=None, n: int = 40, m: int = 2, thresholds=THRESHOLDS, progress: bool = False):
+def corpus_table(judge: Any, *, grid: list[dict] | None = None, n: int = 40, m: int = 2,
+                 thresholds: Sequence[float] = THRESHOLDS, progress: bool = False) -> tuple[pd.DataFrame, list]:
     """Study 1: one row per corpus (pandas DataFrame).
 
     Parameters
@@ -172,7 +180,8 @@ def corpus_table(judge, *, grid=None, n: int = 40, m: int = 2, thresholds=THRESH
     return pd.DataFrame(rows), corpora
 
 
-def pair_table(texts, embeddings, m: int = 2):
+def pair_table(texts: Sequence[str], embeddings: ArrayLike,
+               m: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every unordered pair of distinct ``texts``: indices, shared hobbies, cosine.
 
     Returns
@@ -197,15 +206,8 @@ def pair_table(texts, embeddings, m: int = 2):
     return i, j, shared, cosine
 
 
-def _auc(pos, neg) -> float:
-    """P(a random ``pos`` score exceeds a random ``neg`` score), ties counting one half."""
-    from scipy.stats import rankdata
-
-    r = rankdata(np.concatenate([pos, neg]))
-    return float((r[: pos.size].sum() - pos.size * (pos.size + 1) / 2) / (pos.size * neg.size))
-
-
-def pair_summary(texts, embeddings, *, m: int = 2, thresholds=None) -> dict:
+def pair_summary(texts: Sequence[str], embeddings: ArrayLike, *, m: int = 2,
+                 thresholds: ArrayLike | None = None) -> dict:
     """Study 2: cosine distributions by shared hobbies, separability, thresholds, breaking pairs."""
     texts = list(texts)
     i, j, shared, cos = pair_table(texts, embeddings, m)
@@ -250,9 +252,9 @@ def pair_summary(texts, embeddings, *, m: int = 2, thresholds=None) -> dict:
                                  (("paraphrase", para), ("one_changed", one), ("none_shared", none_))}},
         "mean": {"paraphrase": round(float(para.mean()), 4), "one_changed": round(float(one.mean()), 4),
                  "none_shared": round(float(none_.mean()), 4), "different": round(float(different.mean()), 4)},
-        "auc_paraphrase_vs_one_changed": round(_auc(para, one), 4),
-        "auc_paraphrase_vs_different": round(_auc(para, different), 4),
-        "p_one_changed_beats_paraphrase": round(1 - _auc(para, one), 4),
+        "auc_paraphrase_vs_one_changed": round(mann_whitney_auc(para, one), 4),
+        "auc_paraphrase_vs_different": round(mann_whitney_auc(para, different), 4),
+        "p_one_changed_beats_paraphrase": round(1 - mann_whitney_auc(para, one), 4),
         "share_one_changed_above_median_paraphrase": round(float((one > np.median(para)).mean()), 4),
         "anchors_broken": round(float(broken.sum() / has_both.sum()), 4),
         "thresholds": {"t": thresholds.round(2).tolist(), "tpr": tpr.round(4).tolist(),
@@ -271,7 +273,8 @@ def pair_summary(texts, embeddings, *, m: int = 2, thresholds=None) -> dict:
     }
 
 
-def discordance(entropy, score, *, min_gap: float = 0.5, higher_means_more_variable: bool = True) -> float:
+def discordance(entropy: ArrayLike, score: ArrayLike, *, min_gap: float = 0.5,
+                higher_means_more_variable: bool = True) -> float:
     """Share of corpus pairs, among those whose true entropies differ by at least ``min_gap`` nats,
     that ``score`` orders the wrong way.
 
@@ -291,7 +294,7 @@ def discordance(entropy, score, *, min_gap: float = 0.5, higher_means_more_varia
     return float(wrong.mean())
 
 
-def run(*, quick: bool = False, progress: bool = True, judge=None):
+def run(*, quick: bool = False, progress: bool = True, judge: Any = None) -> tuple[pd.DataFrame, dict]:
     """Both studies; ``quick`` uses one seed and fewer ``K`` (for tests and quick checks)."""
     from ..judges import EmbeddingJudge
 
@@ -303,7 +306,7 @@ def run(*, quick: bool = False, progress: bool = True, judge=None):
     return table, pairs
 
 
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m semvar.experiments.selfsim", description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=None, help="output folder (default: the project's data/)")
     parser.add_argument("--quick", action="store_true", help="a reduced grid")

@@ -36,11 +36,15 @@ from __future__ import annotations
 
 import argparse
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
+from .._validation import check_option
 from ..corpus import make_corpus, realised_sizes
 from ..data import result_path
 from ..entropy import empirical_entropy
@@ -73,7 +77,7 @@ PHASE_FILE = "liu2025_phase.csv"
 CONVENTIONS = ("normalized", "unnormalized", "sklearn", "normalized-1random", "unnormalized-1random")
 
 
-def cluster(adjacency, k: int, convention: str, random_state: int) -> np.ndarray:
+def cluster(adjacency: ArrayLike, k: int, convention: str, random_state: int) -> np.ndarray:
     """Spectral clusters under one of :data:`CONVENTIONS` (warnings about disconnected graphs silenced)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -91,12 +95,11 @@ def cluster(adjacency, k: int, convention: str, random_state: int) -> np.ndarray
 
             U = spectral_embedding(adjacency, k, laplacian=convention.split("-")[0])
             return KMeans(k, init="random", n_init=1, random_state=random_state).fit_predict(U)
-        if convention not in ("normalized", "unnormalized"):
-            raise ValueError(f"convention must be one of {CONVENTIONS}, got {convention!r}")
+        check_option(convention, "convention", CONVENTIONS)  # the others were handled above
         return spectral_clusters(adjacency, k, laplacian=convention, random_state=random_state)
 
 
-def overlap_block_matrix(corpus, p: float, q: float) -> np.ndarray:
+def overlap_block_matrix(corpus: Any, p: float, q: float) -> np.ndarray:
     """Block matrix of a judge that confuses only meanings sharing a hobby, at overall rate ``q``.
 
     ``B[a, a] = p``; for ``a != b``, ``B[a, b] = c`` when meanings ``a`` and ``b`` share
@@ -141,9 +144,9 @@ def table1_errors(
     *,
     model: str = "sbm",
     hard_fraction: float = 0.0,
-    conventions=("normalized",),
-    ratios=RATIOS,
-    sizes=SIZES,
+    conventions: Sequence[str] = ("normalized",),
+    ratios: Sequence[Sequence[float]] = RATIOS,
+    sizes: Sequence[int] = SIZES,
     iterations: int = 10,
     random_state: int = 0,
     m: int = 2,
@@ -174,12 +177,12 @@ def table1_errors(
 
 def phase_errors(
     q: float,
-    diffs,
+    diffs: Sequence[float],
     *,
-    ratio=(0.2, 0.3, 0.5),
-    sizes=SIZES,
+    ratio: Sequence[float] = (0.2, 0.3, 0.5),
+    sizes: Sequence[int] = SIZES,
     iterations: int = 20,
-    conventions=("normalized",),
+    conventions: Sequence[str] = ("normalized",),
     random_state: int = 0,
 ) -> pd.DataFrame:
     """Mean ``|E_bar - E_hat|`` of an SBM judge against ``p - q`` (Figure 1), for fixed ``q``.
@@ -220,7 +223,7 @@ def _summarise(df: pd.DataFrame, first: int = 10) -> pd.DataFrame:
     return out
 
 
-def main(argv=None) -> None:
+def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(prog="python -m semvar.experiments.table1", description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=None, help="output folder (default: the project's data/)")
     ap.add_argument("--iterations", type=int, default=30, help="iterations per cell for the SBM judges")

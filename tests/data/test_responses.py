@@ -1,3 +1,7 @@
+"""Tests of semvar.data.responses: item-level response tables, lm-evaluation-harness sample files, the stored table."""
+
+from __future__ import annotations
+
 import json
 
 import numpy as np
@@ -6,7 +10,6 @@ import pytest
 
 from semvar import data
 from semvar._mmlu_subjects import SUBJECTS
-from semvar.experiments.mmlu_responses import answer_by_similarity, longest_option, run_sweep
 
 
 def _table(**cols):
@@ -150,36 +153,6 @@ def test_lm_eval_question_check():
             data.load_lm_eval_samples(bad, mmlu=mmlu)
 
 
-# ------------------------------------------------------------- the CPU answerers
-
-
-def test_similarity_answerer_by_hand():
-    q = np.array([[1.0, 0.0], [0.0, 1.0]])
-    opts = np.array([[[0.0, 1.0], [1.0, 0.1], [-1.0, 0.0]], [[1.0, 0.0], [0.2, 1.0], [0.0, 2.0]]])
-    # second row: options 1 and 2 -> cosines 0.98 and 1.0
-    assert answer_by_similarity(q, opts, np.random.default_rng(0)).tolist() == [1, 2]
-
-
-def test_longest_option_breaks_ties_at_random():
-    picks = {int(longest_option([["ab", "cd", "e"]], np.random.default_rng(s))[0]) for s in range(30)}
-    assert picks == {0, 1}
-
-
-def test_sweep_lexical_answerers_on_a_toy_benchmark():
-    toy = pd.DataFrame(
-        {
-            "question": ["What colour is the sky on a clear day", "Which animal barks loudly"],
-            "choices": [["the sky is blue", "green", "red", "a cat"], ["fish", "a dog barks", "an ant", "owl"]],
-            "answer": [0, 1],
-        }
-    )
-    out = run_sweep(toy, models=("tfidf_cosine", "longest_option", "random_guess"), progress=False)
-    tf = out[out["model"] == "tfidf_cosine"]
-    assert tf["correct"].tolist() == [1, 1]
-    with pytest.raises(ValueError, match="unknown"):
-        run_sweep(toy, models=("gpt",), progress=False)
-
-
 def test_stored_responses_are_valid(require_data):
     require_data("", [data.MMLU_RESPONSES_FILE])
     r = data.load_mmlu_responses()
@@ -189,30 +162,3 @@ def test_stored_responses_are_valid(require_data):
     # chance is 1/4; MiniLM's zero-shot answerer is known to be a little above it
     assert 0.2 < acc["random_guess"] < 0.3
     assert 0.27 < acc["minilm_cosine"] < 0.36
-
-
-def test_hub_and_local_paths_give_the_same_split(monkeypatch, tmp_path, require_data):
-    # The chapter calls load_mmlu("test") in both settings; emulate the hub with the local file.
-    folder = require_data("mmlu", ["test.parquet"])
-    import warnings
-
-    import datasets
-
-    local = data.load_mmlu("test", online=False)
-    real_load = datasets.load_dataset
-    calls = []
-
-    def fake_hub(name, *args, **kwargs):
-        if name == "cais/mmlu":
-            calls.append((name, args, kwargs.get("split")))
-            return real_load("parquet", data_files={"test": str(folder / "test.parquet")}, split="test")
-        return real_load(name, *args, **kwargs)
-
-    monkeypatch.setattr(datasets, "load_dataset", fake_hub)
-    monkeypatch.setenv("SEMVAR_DATA_DIR", str(tmp_path))
-    monkeypatch.setenv("SEMVAR_DATA_DIR_ONLY", "1")
-    with warnings.catch_warnings(record=True):
-        warnings.simplefilter("always")
-        hub = data.load_mmlu("test")
-    assert calls == [("cais/mmlu", ("all",), "test")]
-    pd.testing.assert_frame_equal(hub, local)
