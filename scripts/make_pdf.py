@@ -181,7 +181,9 @@ def print_page(page: Path) -> tuple[Path, int, int, int]:
     out.write_text(text, encoding="utf-8")
     chapters = sum(1 for number, _ in titles.values() if re.fullmatch(r"\d+", number))
     outputs_with_images = 0
-    for block in re.split(r'(?=<div class="cell_output)', text)[1:]:
+    # a numbered figure wraps its cell's image: count it once, as the <figure>
+    unwrapped = re.sub(r"<figure\b.*?</figure>", "", text, flags=re.S)
+    for block in re.split(r'(?=<div class="cell_output)', unwrapped)[1:]:
         end = block.find('<div class="cell docutils')
         outputs_with_images += len(re.findall(r"<img\b", block[: end if end > 0 else len(block)]))
     figures = len(re.findall(r"<figure\b", text)) + outputs_with_images
