@@ -394,9 +394,6 @@ def _compare_with_labels(result: dict, run: _Inputs, pairs, verdicts) -> str:
     )
 
 
-#: the command's earlier name of :func:`semvar.relation.relation_report`
-_relation_report = relation_report
-
 
 # --------------------------------------------------------------------------- judge: reading the texts
 def _read_texts(path: str):

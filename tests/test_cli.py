@@ -14,7 +14,6 @@ import pytest
 import semvar.cli as cli
 from semvar.llm import PROMPTS
 from semvar.llm.judge import JudgeStats
-from semvar.relation import relation_report
 
 
 def subcommands(parser):
@@ -110,6 +109,3 @@ def test_strict_json_has_no_nan():
     assert cli._strict_json(obj) == {"a": [1.0, None, {"b": None}], "c": [None, "x"]}
     json.loads(json.dumps(cli._strict_json(obj), allow_nan=False))
 
-
-def test_the_relation_report_is_the_public_one():
-    assert cli._relation_report is relation_report
