@@ -70,9 +70,9 @@ def redact(text: str, *secrets: str | None, fragment: int = FRAGMENT, urls: bool
         a key cut or in parts leaves no such piece behind.  Redact first, then
         shorten: a cut made before redaction can split a key so that neither
         half matches.
-    fragment : int, default 10
+    fragment : int, default=10
         Shortest piece of a secret that is redacted.
-    urls : bool, default True
+    urls : bool, default=True
         Also blank out URL user information and query values.
 
     Returns

@@ -334,7 +334,7 @@ class LexicalJudge:
 
     Parameters
     ----------
-    threshold : float in [0, 1], default 0.5
+    threshold : float in [0, 1], default=0.5
         Verdict TRUE when the Jaccard index reaches ``threshold``.
 
     Notes
@@ -695,7 +695,7 @@ class RougeJudge:
 
     Parameters
     ----------
-    threshold : float in [0, 1], default 0.5
+    threshold : float in [0, 1], default=0.5
         Verdict TRUE when ``rouge_l(t_i, t_j) >= threshold``.
 
     Notes

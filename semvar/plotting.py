@@ -96,7 +96,7 @@ class Slider:
         The ends, ``low < high``; both positive when ``log=True``.
     step : float
         The step, positive (in powers of ten when ``log=True``).
-    log : bool, default False
+    log : bool, default=False
         A logarithmic slider.
     label : str, optional
         The text beside the slider; default the keyword it is given under.

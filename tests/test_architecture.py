@@ -134,6 +134,20 @@ def long_functions() -> list[str]:
     return found
 
 
+#: a numpydoc parameter line that spells its default ``default 3`` or ``default: 3``
+_LOOSE_DEFAULT = re.compile(r"^\s+\*{0,2}[A-Za-z_][A-Za-z0-9_]* : .*, default(?: |: )\S")
+
+
+def loose_defaults() -> list[str]:
+    """Parameter lines whose default is not written ``default=value`` (numpydoc's spelling)."""
+    found = []
+    for path in _modules():
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            if _LOOSE_DEFAULT.match(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    return found
+
+
 def _contributing_exemptions() -> dict[str, str]:
     """Modules CONTRIBUTING.md lists as tested elsewhere: ``| `semvar/x.py` | reason |`` rows."""
     text = (ROOT / "CONTRIBUTING.md").read_text()
@@ -168,8 +182,9 @@ def untested_modules() -> list[str]:
         ("every public function and method has type hints on its arguments and return", missing_hints),
         (f"no public function is longer than {MAX_BODY_LINES} lines without a '# long:' reason", long_functions),
         ("every module has a test file that mirrors it (or a reason in CONTRIBUTING.md)", untested_modules),
+        ("numpydoc defaults are written 'default=value'", loose_defaults),
     ],
-    ids=["private-imports", "type-hints", "function-length", "tests-mirror-package"],
+    ids=["private-imports", "type-hints", "function-length", "tests-mirror-package", "numpydoc-defaults"],
 )
 def test_package_rule(rule, finder):
     broken = finder()
@@ -186,7 +201,7 @@ def test_the_walkers_see_a_breach(tmp_path, monkeypatch):
         "from semvar.other import _hidden\n\n"
         "def public(x):\n" + "".join(f"    y{i} = {i}\n" for i in range(MAX_BODY_LINES + 1)) + "    return x\n"
     )
-    (fake / "other.py").write_text("def _hidden() -> None:\n    pass\n")
+    (fake / "other.py").write_text('def _hidden(k=3) -> None:\n    """Hide.\n\n    k : int, default 3\n    """\n')
     (tmp_path / "tests").mkdir()
     (tmp_path / "CONTRIBUTING.md").write_text("")
     for name, value in (("ROOT", tmp_path), ("PACKAGE", fake), ("TESTS", tmp_path / "tests")):
@@ -195,3 +210,4 @@ def test_the_walkers_see_a_breach(tmp_path, monkeypatch):
     assert any("public(x -> ?)" in line for line in missing_hints())
     assert any("public has" in line for line in long_functions())
     assert any("semvar/sub/mod.py" in line for line in untested_modules())
+    assert any("k : int, default 3" in line for line in loose_defaults())
