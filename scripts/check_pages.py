@@ -70,10 +70,17 @@ class _Quiet(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+class _Server(socketserver.ThreadingTCPServer):
+    def handle_error(self, request, client_address):
+        # the browser leaves a page before all its images arrive: a dropped connection is no error
+        if not isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            super().handle_error(request, client_address)
+
+
 def serve(root: Path) -> tuple[socketserver.TCPServer, str]:
     """Serve ``root`` on 127.0.0.1 (a free port) in a background thread."""
     handler = functools.partial(_Quiet, directory=str(root))
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handler)
+    server = _Server(("127.0.0.1", 0), handler)
     server.daemon_threads = True
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}"
