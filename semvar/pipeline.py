@@ -92,7 +92,7 @@ from ._validation import (
 )
 from .entropy import empirical_entropy
 from .graph import all_pairs, check_judged, judge_graph
-from .select_k import METHODS, KSelection, select_with_core
+from .select_k import METHODS, RULES, KSelection, select_with_core
 from .spectral import canonical_labels
 from .spectral_variants import von_neumann_entropy
 
@@ -701,13 +701,22 @@ def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, 
 
 #: Whether :func:`semantic_spectral_entropies` solves small ``k="auto"`` problems together (see :mod:`semvar._batched`).
 BATCHED = True
-_CLUSTERING = spectral.spectral_clusters  # the function the batched engine reproduces
+# what the batched engine reproduces, by code object: a replacement of the function (even one
+# that also rebinds every other name of it) or of the rule's registry entry is seen
+_CLUSTERING_CODE = spectral.spectral_clusters.__code__
+_AUTO_RULE = RULES["auto"]
+_AUTO_CODE = (_AUTO_RULE.function.__code__, _AUTO_RULE.runner.__code__)
 
 
 def _batched_ok() -> bool:
-    """The batched engine stands in for :func:`semvar.spectral.spectral_clusters` only while that is the function
-    it reproduces: a replaced clustering reaches every prompt through the per-problem path."""
-    return BATCHED and spectral.spectral_clusters is _CLUSTERING
+    """The batched engine stands in for :func:`semvar.spectral.spectral_clusters` and the "auto" rule
+    only while they are the ones it reproduces: a replaced clustering or rule reaches every prompt
+    through the per-problem path."""
+    if not BATCHED or getattr(spectral.spectral_clusters, "__code__", None) is not _CLUSTERING_CODE:
+        return False
+    rule = RULES.get("auto")
+    return rule is _AUTO_RULE and (
+        getattr(rule.function, "__code__", None), getattr(rule.runner, "__code__", None)) == _AUTO_CODE
 
 
 def _picklable(exc: BaseException) -> BaseException:

@@ -186,3 +186,49 @@ def test_batched_engine_on_two_workers_equals_the_per_problem_path_on_one(monkey
     for a, b, c in zip(per_problem, serial, parallel):
         np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(a, c)
+
+
+def _three_meanings(count=12):
+    truth = block_labels([6, 6, 6])
+    texts = [f"t{i}" for i in range(18)]
+    return [(texts, SBMJudge(truth, 0.95, 0.02, random_state=i)) for i in range(count)]
+
+
+def test_a_replaced_clustering_reaches_the_batched_prompts_too(monkeypatch):
+    """The engine stands aside when spectral_clusters is replaced, even if every name of it is rebound."""
+    import semvar.spectral as spectral
+
+    problems = _three_meanings()
+    before = semantic_spectral_entropies(problems, k="auto", random_state=0)
+    assert np.allclose(before, np.log(3), atol=1e-9)
+    assert pipeline._batched_ok()
+
+    def one_cluster(adjacency, k, **kwargs):
+        return np.zeros(adjacency.shape[0], dtype=np.int64)
+
+    for module in (spectral, pipeline):  # rebind the name wherever it is held
+        for name, value in list(vars(module).items()):
+            if value is spectral.spectral_clusters:
+                monkeypatch.setattr(module, name, one_cluster)
+    assert not pipeline._batched_ok()
+    after = semantic_spectral_entropies(problems, k="auto", random_state=0)
+    assert np.allclose(after, 0.0)
+
+
+def test_a_replaced_auto_rule_reaches_the_batched_prompts_too(monkeypatch):
+    """The engine stands aside when the registry's "auto" entry is replaced: every prompt follows the new rule."""
+    from dataclasses import replace
+
+    from semvar.select_k import RULES, KSelection
+
+    problems = _three_meanings()
+    _, ks, _ = semantic_spectral_entropies(problems, k="auto", random_state=0, return_k=True)
+    assert (np.asarray(ks) == 3).all()
+
+    def always_one(A, k_max, rng=None, spectrum=None, **options):
+        return KSelection(k=1, candidates=np.arange(1, k_max + 1), losses=np.zeros(k_max), method="auto")
+
+    monkeypatch.setitem(RULES, "auto", replace(RULES["auto"], runner=always_one))
+    assert not pipeline._batched_ok()
+    entropies, ks, _ = semantic_spectral_entropies(problems, k="auto", random_state=0, return_k=True)
+    assert (np.asarray(ks) == 1).all() and np.allclose(entropies, 0.0)
