@@ -92,7 +92,7 @@ from ._validation import (
 )
 from .entropy import empirical_entropy
 from .graph import all_pairs, check_judged, judge_graph
-from .select_k import METHODS, RULES, KSelection, select_with_core
+from .select_k import METHODS, KSelection, is_registered, select_with_core
 from .spectral import canonical_labels
 from .spectral_variants import von_neumann_entropy
 
@@ -704,8 +704,6 @@ BATCHED = True
 # what the batched engine reproduces, by code object: a replacement of the function (even one
 # that also rebinds every other name of it) or of the rule's registry entry is seen
 _CLUSTERING_CODE = spectral.spectral_clusters.__code__
-_AUTO_RULE = RULES["auto"]
-_AUTO_CODE = (_AUTO_RULE.function.__code__, _AUTO_RULE.runner.__code__)
 
 
 def _batched_ok() -> bool:
@@ -714,9 +712,7 @@ def _batched_ok() -> bool:
     through the per-problem path."""
     if not BATCHED or getattr(spectral.spectral_clusters, "__code__", None) is not _CLUSTERING_CODE:
         return False
-    rule = RULES.get("auto")
-    return rule is _AUTO_RULE and (
-        getattr(rule.function, "__code__", None), getattr(rule.runner, "__code__", None)) == _AUTO_CODE
+    return is_registered("auto")
 
 
 def _picklable(exc: BaseException) -> BaseException:

@@ -232,3 +232,17 @@ def test_a_replaced_auto_rule_reaches_the_batched_prompts_too(monkeypatch):
     assert not pipeline._batched_ok()
     entropies, ks, _ = semantic_spectral_entropies(problems, k="auto", random_state=0, return_k=True)
     assert (np.asarray(ks) == 1).all() and np.allclose(entropies, 0.0)
+
+
+def test_a_replaced_auto_core_reaches_the_batched_prompts_too(monkeypatch):
+    """Rebinding the function that does auto's work (its public function and runner only wrap it) is seen too."""
+    from semvar.select_k import KSelection, combine, is_registered
+
+    def one(A, k_max, spectrum=None):
+        return KSelection(1, np.arange(1, k_max + 1), np.zeros(k_max), "auto", {})
+
+    assert is_registered("auto")
+    monkeypatch.setattr(combine, "_auto", one)
+    assert not is_registered("auto") and not pipeline._batched_ok()
+    entropies, ks, _ = semantic_spectral_entropies(_three_meanings(), k="auto", random_state=0, return_k=True)
+    assert (np.asarray(ks) == 1).all() and np.allclose(entropies, 0.0)

@@ -195,6 +195,19 @@ def test_ncv_with_a_fixed_k(monkeypatch):
                  {"liu2025.k_selection": "not_replicated"})
 
 
+def test_auto_rule_answering_one(monkeypatch):
+    """The "auto" rule's work (select_k.combine._auto) replaced by one that always answers K = 1: the public
+    function, the registry's runner and the pipeline all reach it (the batched engine stands aside)."""
+    from semvar.select_k import KSelection
+
+    def one(A, k_max, spectrum=None):
+        return KSelection(1, np.arange(1, k_max + 1), np.zeros(k_max), "auto", {})
+
+    replace_everywhere(monkeypatch, "semvar.select_k.combine", "_auto", one)
+    assert_flips(["select_k.accuracy_by_regime", "select_k.auto_near_best"],
+                 {"select_k.accuracy_by_regime": "not_replicated"})
+
+
 @pytest.mark.parametrize("factor", [10.0, 0.1])
 def test_theorem33_bound_rescaled(monkeypatch, factor):
     """Ten times too large, the bound no longer fails where the two-partition argument says it must; a tenth of it

@@ -113,7 +113,7 @@ import types
 
 from . import _sparse
 from ._common import KSelection
-from ._registry import METHODS, RULES, register
+from ._registry import METHODS, RULES, is_registered, register
 from .choose import CoreSelection, choose_k, select_with_core
 from .combine import _AUTO, _CONSENSUS_RULE, AUTO_SMALL, auto, consensus
 from .cv import _ECV, _NCV, ecv, ncv
@@ -122,7 +122,7 @@ from .spectrum import _BETHE_HESSIAN, _EIGENGAP, bethe_hessian, eigengap
 
 __all__ = [
     "KSelection", "ncv", "ecv", "eigengap", "bethe_hessian", "icl", "bic", "consensus", "auto",
-    "choose_k", "METHODS", "RULES", "AUTO_SMALL", "select_with_core", "CoreSelection",
+    "choose_k", "METHODS", "RULES", "is_registered", "AUTO_SMALL", "select_with_core", "CoreSelection",
 ]
 
 # every rule, once, in the order the documentation and the messages list them

@@ -205,4 +205,5 @@ def _auto_rule(A: np.ndarray, k_max: int, rng, spectrum) -> KSelection:
 
 
 _CONSENSUS_RULE = Rule("consensus", consensus, _consensus_rule, random_state=True, combines=True)
-_AUTO = Rule("auto", auto, _auto_rule, verdicts=True, spectrum="eigenpairs", sparse=True, combines=True)
+_AUTO = Rule("auto", auto, _auto_rule, verdicts=True, spectrum="eigenpairs", sparse=True, combines=True,
+             core=_auto)
