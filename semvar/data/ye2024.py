@@ -55,8 +55,6 @@ from ._paths import DataNotFoundError, _not_found, _verify_checksum, find_data_d
 from ._safe_pickle import load_numpy_pickle
 from ._ye_key import YE_OPTIONS, YE_QA_KEY_RULE, AnswerKeyWarning, rebuild_qa_key, refill_qa_key
 
-_rebuild_qa_key = rebuild_qa_key  # the name the rebuild had here
-
 __all__ = [
     "refill_qa_key",
     "YE_TASKS",
