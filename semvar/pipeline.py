@@ -802,10 +802,11 @@ def _judged_graph(judge, texts) -> np.ndarray:
     n = len(texts)
     P = _pairs_of(n)
     verdicts = judge.pairs(texts, P)
-    stats = getattr(judge, "stats", None)
-    why = stats.why_unjudged() if callable(getattr(stats, "why_unjudged", None)) else None
-    check_judged(P, verdicts, n, reasons=why or None)
     v, judged = split_verdicts(verdicts, P.shape[0])
+    if not judged.all():  # every pair judged: nothing for check_judged to refuse (and many prompts are cheap)
+        stats = getattr(judge, "stats", None)
+        why = stats.why_unjudged() if callable(getattr(stats, "why_unjudged", None)) else None
+        check_judged(P, verdicts, n, reasons=why or None)
     vj = v[judged]
     if vj.size and (vj.min() < 0 or vj.max() > 1):
         raise ValueError("verdicts must be boolean or 0/1")
@@ -854,7 +855,8 @@ def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bo
     """Choose K with rule ``method``; isolated texts are singletons; cluster the rest into K - (their number).
 
     The core is clustered from the spectrum the rule read where that is the clustering's own: on the
-    small-graph path, and for the exact spectrum of the sparse route with the normalised matrix.
+    small-graph path, and for the eigenvectors of the sparse route that were converged to machine
+    precision, with the normalised matrix.
     """
     choice = select_with_core(A, method, k_max, rng, check_input=False)
     sel, keep, spectrum = choice.selection, choice.keep, choice.spectrum
@@ -864,10 +866,19 @@ def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bo
     labels[~keep] = kc + np.arange(m)
     if m < keep.size:
         shared = (fast or sp.issparse(choice.core)) and laplacian == "normalized" and tau is None
-        usable = shared and spectrum is not None and len(spectrum) == 2 and spectrum[1].shape[1] >= kc
+        usable = shared and spectrum is not None and _exact_columns(spectrum) >= kc
         labels[keep] = _clusters(choice.core, kc, laplacian, tau, None, rng, fast, spectrum[1] if usable else None)
     labels = canonical_labels(labels)
     return empirical_entropy(labels), labels, sel
+
+
+def _exact_columns(spectrum: tuple) -> int:
+    """How many leading eigenvectors of a rule's spectrum are those of an exact solve (to rounding).
+
+    All of a dense or exact sparse solve ``(w, V)``; of the bulk route's ``(w, V, t, exact)``, the
+    ``exact`` leading ones whose residuals were at machine precision.
+    """
+    return spectrum[1].shape[1] if len(spectrum) == 2 else int(spectrum[3])
 
 
 def _clusters(A, k: int, laplacian: str, tau, O, rng, fast: bool, embedding=None) -> np.ndarray:

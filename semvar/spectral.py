@@ -425,10 +425,10 @@ def _eigvecs(M, k: int, *, largest: bool) -> np.ndarray:
     return _fix_signs(vecs[:, order])
 
 
-def _eigsh(M, k: int, largest: bool, v0: np.ndarray):
+def _eigsh(M, k: int, largest: bool, v0: np.ndarray, ncv: int | None = None):
     """ARPACK's Lanczos solver, its failures turned into a message that says what to do."""
     try:
-        return sla.eigsh(M, k=k, which="LA" if largest else "SA", v0=v0)
+        return sla.eigsh(M, k=k, which="LA" if largest else "SA", v0=v0, ncv=ncv)
     except (sla.ArpackError, sla.ArpackNoConvergence) as exc:
         raise ValueError(
             f"the iterative eigensolver failed on this graph of {M.shape[0]} nodes for k = {k} ({exc}); "
@@ -439,7 +439,10 @@ def _eigsh(M, k: int, largest: bool, v0: np.ndarray):
         ) from None
 
 
-def leading_eigenpairs(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k: int, *, tol: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+def leading_eigenpairs(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix, k: int, *, tol: float = 0.0, ncv: int | None = None,
+    check_input: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
     """The ``k`` largest eigenvalues of ``D^{-1/2} A D^{-1/2}`` and their eigenvectors, by the Lanczos solver.
 
     The matrix is applied as an operator (a product with ``A`` and two
@@ -458,6 +461,16 @@ def leading_eigenpairs(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k: int, 
         Relative accuracy asked of ARPACK; 0 is machine precision.  Should
         ARPACK not converge to a positive ``tol``, the eigenpairs are solved
         to machine precision instead.
+    ncv : int or None, default=None
+        Number of Lanczos vectors ARPACK keeps between restarts, ``k < ncv
+        <= n``; None is ARPACK's ``max(2k + 1, 20)``.  More vectors cost
+        ``8 n`` bytes each and usually fewer products with the graph where
+        the wanted eigenvalues are crowded.
+    check_input : bool, default=True
+        False skips the check of ``adjacency`` (a large graph's check reads
+        every edge); it must then be a float ndarray or
+        ``scipy.sparse.csr_array`` that is square, symmetric, finite and
+        non-negative.
 
     Returns
     -------
@@ -472,7 +485,7 @@ def leading_eigenpairs(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k: int, 
     ------
     ValueError
         For an invalid adjacency, a node without an edge, ``k`` outside
-        ``[1, n - 2]``, a negative ``tol``, or a solver that does not converge
+        ``[1, n - 2]``, a negative ``tol``, ``ncv`` outside ``[k + 1, n]``, or a solver that does not converge
         (the message says why and what to do).
 
     Notes
@@ -491,28 +504,30 @@ def leading_eigenpairs(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k: int, 
     >>> np.round(w, 2).tolist(), V.shape  # the trivial eigenvalue 1, the near-split 0.98, the bulk
     ([1.0, 0.98, -0.01], (20, 3))
     """
-    A = check_adjacency(adjacency)
+    A = check_adjacency(adjacency) if check_bool(check_input, "check_input") else adjacency
     n = A.shape[0]
     k = check_int(k, "k", low=1, high=max(n - 2, 0))
     tol = check_real(tol, "tol", low=0.0)
+    if ncv is not None:
+        ncv = check_int(ncv, "ncv", low=k + 1, high=n)
     deg = _degrees(A)
     if np.any(deg == 0):
         raise ValueError(f"adjacency has {int(np.sum(deg == 0))} node(s) without an edge; set them aside first")
-    return _leading_eigenpairs(A, k, tol, deg)
+    return _leading_eigenpairs(A, k, tol, deg, ncv)
 
 
-def _leading_eigenpairs(A, k: int, tol: float, deg: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _leading_eigenpairs(A, k: int, tol: float, deg: np.ndarray, ncv: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """leading_eigenpairs on checked input (``deg`` the degrees, all positive)."""
     n = A.shape[0]
     op = _normalized_operator(A, 1.0 / np.sqrt(deg))
     v0 = np.ones(n) / np.sqrt(n) + np.cos(np.arange(n)) / (2 * np.sqrt(n))
     if tol > 0:
         try:
-            w, V = sla.eigsh(op, k=k, which="LA", v0=v0, tol=tol)
+            w, V = sla.eigsh(op, k=k, which="LA", v0=v0, tol=tol, ncv=ncv)
         except (sla.ArpackError, sla.ArpackNoConvergence):
-            w, V = _eigsh(op, k, True, v0)  # the solve to machine precision, or its message
+            w, V = _eigsh(op, k, True, v0, ncv)  # the solve to machine precision, or its message
     else:
-        w, V = _eigsh(op, k, True, v0)
+        w, V = _eigsh(op, k, True, v0, ncv)
     order = np.argsort(w, kind="stable")[::-1]
     return w[order], _fix_signs(V[:, order])
 

@@ -400,6 +400,10 @@ def test_leading_eigenpairs_equal_the_dense_solver():
     assert np.all(V[np.argmax(np.abs(V), axis=0), np.arange(5)] > 0)  # signs fixed
     w4, _ = leading_eigenpairs(A, 5, tol=1e-4)  # a coarser solve: the same eigenvalues to that accuracy
     np.testing.assert_allclose(w4, w, atol=1e-3)
+    # a larger Lanczos basis, and the check skipped on checked input: the same eigenpairs to rounding
+    w40, V40 = leading_eigenpairs(sp.csr_array(A, dtype=float), 5, ncv=40, check_input=False)
+    np.testing.assert_allclose(w40, w, atol=1e-12)
+    np.testing.assert_allclose(V40, V, atol=1e-8)
 
 
 @pytest.mark.parametrize(
@@ -410,6 +414,10 @@ def test_leading_eigenpairs_equal_the_dense_solver():
         ((np.ones((5, 5)) - np.eye(5), 0), {}, "k must be"),
         ((np.ones((5, 5)) - np.eye(5), 2), {"tol": -1.0}, "tol"),
         ((np.triu(np.ones((5, 5)), 1), 2), {}, "symmetric"),
+        ((np.ones((6, 6)) - np.eye(6), 2), {"ncv": 2}, "ncv"),
+        ((np.ones((6, 6)) - np.eye(6), 2), {"ncv": 7}, "ncv"),
+        ((np.ones((6, 6)) - np.eye(6), 2), {"ncv": 3.5}, "ncv"),
+        ((np.ones((6, 6)) - np.eye(6), 2), {"check_input": "no"}, "check_input"),
     ],
 )
 def test_leading_eigenpairs_bad_input(args, kwargs, match):

@@ -115,7 +115,9 @@ class CoreSelection:
     spectrum : tuple or None
         The leading eigenvalues (descending) and eigenvectors of the core's
         ``D^{-1/2} A D^{-1/2}`` that the rule read, and for the bulk-limited
-        sparse route the bulk edge as a third entry; None when the rule read no
+        sparse route the bulk edge as a third entry and, as a fourth, the
+        number of leading eigenvectors converged to machine precision (the
+        others were solved loosely); None when the rule read no
         spectrum computed for sharing.  The eigenvectors of a dense core are
         numpy's (signs as the solver returns them); those of a sparse core are
         :func:`semvar.spectral.leading_eigenpairs`'.

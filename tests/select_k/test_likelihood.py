@@ -91,3 +91,9 @@ def test_icl_from_edge_counts_equals_the_dense_sum():
         assert edges == pytest.approx(dense, rel=1e-12)
         if not weights:
             assert edges == dense
+        with pytest.MonkeyPatch.context() as mp:  # blocks of a few entries (a row may exceed one): the same sum
+            mp.setattr(select_k, "_EDGE_BLOCK", 7)
+            blocked = select_k._icl_judge_edges(select_k._edge_list(sp.csr_array(A)), n, z, nk, e_all, N_all)
+        assert blocked == pytest.approx(dense, rel=1e-12)
+        if not weights:
+            assert blocked == dense

@@ -144,6 +144,63 @@ def test_bulk_route_of_very_large_cores_equals_the_exact_route(monkeypatch):
     assert all(s.details["k_up"] < 10 for _, _, s in bulk[1:])
 
 
+def test_bulk_solve_is_loose_only_where_that_settles_the_question(monkeypatch):
+    """The loose first solve is kept when the last Ritz value is placed and the eigenpairs above the bulk are exact."""
+    from semvar.select_k import _sparse
+    from semvar.select_k._common import _bulk_edge
+
+    core = sp.csr_array(_sparse_sbm([1000, 1000, 1000], 40.0, 10.0, 8), dtype=float)  # equal degrees: the
+    t = _bulk_edge(core)  # bulk ends near the edge of a graph of the same density
+    tols = []
+    real = _sparse.leading_eigenpairs
+
+    def recording(c, k, **kwargs):
+        tols.append(kwargs["tol"])
+        return real(c, k, **kwargs)
+
+    monkeypatch.setattr(_sparse, "leading_eigenpairs", recording)
+    w, V, exact = _sparse._bulk_solve(core, 4, t)
+    r = _sparse._residuals(core, w, V)
+    assert tols == [_sparse._BULK_LOOSE_TOL] and exact == 3 and (w[:3] > t).all()
+    assert w[3] + r[3] <= t and r[:3].max() <= _sparse._EXACT_RESIDUAL < r[3]  # the bulk pair is loose
+    w_exact, V_exact = real(core, 3)
+    np.testing.assert_allclose(w[:3], w_exact, atol=1e-12)
+    np.testing.assert_allclose(V[:, :3], V_exact, atol=1e-9)
+    # an edge inside the last pair's residual interval: the loose solve does not settle it
+    tols.clear()
+    _, _, exact = _sparse._bulk_solve(core, 4, w[3] + r[3] / 2)
+    assert tols == [_sparse._BULK_LOOSE_TOL, _sparse._BULK_TOL] and exact == 3
+    # eigenpairs above the bulk that are not exact: the tighter solve, and nothing reported exact
+    monkeypatch.setattr(_sparse, "_EXACT_RESIDUAL", 0.0)
+    tols.clear()
+    _, _, exact = _sparse._bulk_solve(core, 4, t)
+    assert tols == [_sparse._BULK_LOOSE_TOL, _sparse._BULK_TOL] and exact == 0
+
+
+def test_the_clusters_reuse_only_the_exact_bulk_eigenvectors(monkeypatch):
+    """graph_entropy clusters from the bulk route's eigenvectors when they are exact, else solves again: same answer."""
+    from semvar import spectral
+    from semvar.pipeline import graph_entropy
+    from semvar.select_k import _sparse
+
+    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
+    A = _sparse_sbm([1200, 900, 600], 40.0, 10.0, 8)
+    given = []
+    real = spectral.spectral_clusters
+
+    def recording(*args, **kwargs):
+        given.append(kwargs.get("embedding") is not None)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(spectral, "spectral_clusters", recording)
+    shared = graph_entropy(A, "auto", random_state=4, return_labels=True, return_k=True)
+    monkeypatch.setattr(_sparse, "_EXACT_RESIDUAL", 0.0)  # no eigenvector counts as exact: a solve of its own
+    solved = graph_entropy(A, "auto", random_state=4, return_labels=True, return_k=True)
+    assert given == [True, False]
+    assert shared[2].k == solved[2].k == 3 and shared[0] == solved[0]
+    assert shared[1].tolist() == solved[1].tolist()
+
+
 def test_the_thresholds_set_on_the_package_are_the_routes(monkeypatch):
     import semvar.select_k as select_k
     from semvar.select_k import _sparse
