@@ -100,39 +100,67 @@ def _auto_group(nc, idx, graphs, cores, keeps, rngs, k_max, out):
     # --- the choice (select_k._common._posterior and _result, auto's eigengap rule for small cores)
     mu = w[:, : kc_max + 1]
     k_gap = np.argmax(mu[:, :-1] - mu[:, 1:], axis=1) + 1
-    kc = np.empty(B, dtype=np.int64)
-    conf = np.empty(B)
-    for b in range(B):
-        sc = scores[b]
-        post = _posterior(sc)
-        k = int(np.argmin(-sc)) + 1
-        if nc <= AUTO_SMALL and k_gap[b] > k:
-            k = int(k_gap[b])
-        kc[b], conf[b] = k, float(post[k - 1])
+    post = _posterior_many(scores)
+    kc = np.argmin(-scores, axis=1) + 1
+    if nc <= AUTO_SMALL:
+        kc = np.maximum(kc, k_gap)
+    conf = post[np.arange(B), kc - 1]
     # --- the clusters (spectral_clusters with kmeans="numpy" and the shared embedding)
-    labels_core = [None] * B
+    labels_core = np.zeros((B, nc), dtype=np.int64)
     seeds = {}
-    for b in range(B):
-        if kc[b] > 1:
-            seeds[b] = int(rngs[idx[b]].integers(2**31 - 1))
-        else:
-            labels_core[b] = np.zeros(nc, dtype=np.int64)
+    for b in np.flatnonzero(kc > 1):
+        seeds[b] = int(rngs[idx[b]].integers(2**31 - 1))
     by_k: dict[int, list[int]] = {}
     for b in seeds:
         by_k.setdefault(int(kc[b]), []).append(b)
     for k, bs in by_k.items():
         labs = _kmeans_many(embedding(np.array(bs), k), k, [seeds[b] for b in bs])
-        for r, b in enumerate(bs):
-            labels_core[b] = canonical_labels(labs[r])
+        labels_core[bs] = _canonical_many(labs, k)
+    # --- the entropies: prompts without isolated texts together, by number of clusters found (a k-means
+    # answer may leave a cluster empty), so that every row holds the positive counts entropy_from_counts sums
+    whole = np.array([b for b, i in enumerate(idx) if graphs[i].shape[0] == nc], dtype=np.int64)
+    found = labels_core[whole].max(1) + 1 if whole.size else whole
+    for p in np.unique(found):
+        bs = whole[found == p]
+        h = _entropy_many((labels_core[bs][:, :, None] == np.arange(p)).sum(1))
+        for b, hb in zip(bs, h):
+            out[idx[b]] = (float(hb), int(kc[b]), float(conf[b]))
     for b, i in enumerate(idx):
         A, keep = graphs[i], keeps[i]
         n = A.shape[0]
+        if n == nc:
+            continue
         m = n - nc
         labels = np.empty(n, dtype=np.int64)
         labels[~keep] = kc[b] + np.arange(m)
         labels[keep] = labels_core[b]
         labels = canonical_labels(labels)
-        out[i] = (entropy_from_counts(np.bincount(labels)), int(kc[b]) + m, conf[b])
+        out[i] = (entropy_from_counts(np.bincount(labels)), int(kc[b]) + m, float(conf[b]))
+
+
+def _canonical_many(labels: np.ndarray, k: int) -> np.ndarray:
+    """:func:`semvar.spectral.canonical_labels` of each row of ``labels`` (values in ``0..k-1``)."""
+    n = labels.shape[1]
+    onehot = labels[:, :, None] == np.arange(k)
+    first = np.where(onehot.any(1), onehot.argmax(1), n)  # first position of each label; n when absent
+    rank = np.argsort(np.argsort(first, axis=1, kind="stable"), axis=1, kind="stable")
+    return np.take_along_axis(rank, labels, axis=1)
+
+
+def _entropy_many(counts: np.ndarray) -> np.ndarray:
+    """:func:`semvar.entropy.entropy_from_counts` of each row of positive ``counts`` (B, k), the same operations."""
+    c = counts.astype(float)
+    prop = c / c.sum(1, keepdims=True)
+    return -(prop * np.log(prop)).sum(1) + 0.0
+
+
+def _posterior_many(scores: np.ndarray) -> np.ndarray:
+    """:func:`_posterior` of each row of ``scores``."""
+    finite = np.isfinite(scores)
+    top = np.where(finite, scores, -np.inf).max(1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        w = np.where(finite, np.exp(scores - top), 0.0)
+    return w / w.sum(1, keepdims=True)
 
 
 def _posterior(scores: np.ndarray) -> np.ndarray:
