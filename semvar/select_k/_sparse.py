@@ -91,8 +91,10 @@ def _bulk_solve(core, k: int, t: float):
     """The ``k`` leading eigenpairs for :func:`_bulk_top`, loosely where that settles the question.
 
     A Ritz value never exceeds the eigenvalue of the same rank (Cauchy's interlacing), so a last
-    Ritz value above ``t`` shows that eigenvalue above the bulk; one with ``w + r <= t`` (``r`` its
-    residual, within which an eigenvalue lies) places it inside.  Either answer is accepted from
+    Ritz value above ``t`` shows that eigenvalue above the bulk.  One with ``w + r <= t`` (``r`` its
+    residual, within which an eigenvalue lies) places it inside, unless the Krylov space missed an
+    eigenvalue altogether, the standing assumption of every Lanczos solve (the tighter one
+    included).  Either answer is accepted from
     the loose solve when every eigenpair above ``t`` is converged to machine precision; otherwise
     the eigenpairs are solved to :data:`_BULK_TOL`, as before the loose solve existed.  Returns
     ``(w, V, exact)``, ``exact`` the number of leading columns converged to machine precision.
