@@ -65,7 +65,12 @@ _EXACT_RESIDUAL = 1e-10
 _EXACT_NCV = 40
 
 
-def _sparse_top(core, k: int):
+#: How close to ``1`` the overlap of a solve's leading eigenvector with ``D^{1/2} 1`` (both of unit
+#: length) must be for :func:`_one_trivial_pair`.
+_TRIVIAL_TOL = 1e-10
+
+
+def _sparse_top(core, k: int, *, connected: bool = True):
     """The ``k`` leading eigenpairs of a sparse core (no isolated node) by ARPACK's Lanczos solver.
 
     :func:`semvar.spectral.leading_eigenpairs`: ``D^{-1/2} A D^{-1/2}`` applied as an operator (a
@@ -73,40 +78,79 @@ def _sparse_top(core, k: int):
     each column's sign fixed as :func:`semvar.spectral.spectral_embedding` fixes it.  The
     eigenvalues equal the dense solver's to rounding, and so do the eigenvectors up to sign where
     the eigenvalues are distinct; where they are tied, any basis of the tied eigenspace is an
-    answer (as for the dense solver).  The core was checked with the graph.  The solver keeps
-    :data:`_EXACT_NCV` Lanczos vectors (ARPACK's default for these ``k`` is about 20): the leading
-    bulk eigenvalues are crowded, and the larger basis needs a third fewer products with the graph.
+    answer (as for the dense solver).  The core was checked with the graph.  A connected core's
+    solve keeps :data:`_EXACT_NCV` Lanczos vectors (ARPACK's default for these ``k`` is about 20):
+    the leading bulk eigenvalues are crowded, and the larger basis needs a third fewer products
+    with the graph.  A core in several components keeps ARPACK's default: there the eigenvalue 1
+    is repeated, the solver's basis of it decides the clusters, and that basis depends on the
+    number of vectors kept.
     """
-    return leading_eigenpairs(core, k, ncv=min(core.shape[0], max(2 * k + 1, _EXACT_NCV)), check_input=False)
+    ncv = min(core.shape[0], max(2 * k + 1, _EXACT_NCV)) if connected else None
+    return leading_eigenpairs(core, k, ncv=ncv, check_input=False)
 
 
-def _residuals(core, w: np.ndarray, V: np.ndarray) -> np.ndarray:
+def _scaling(core) -> np.ndarray:
+    """``D^{-1/2}`` of a core (every degree positive) as a vector."""
+    return 1.0 / np.sqrt(np.asarray(core.sum(axis=1), dtype=float).ravel())
+
+
+def _residuals(core, w: np.ndarray, V: np.ndarray, s: np.ndarray | None = None) -> np.ndarray:
     """``||M v_j - w_j v_j||`` for each column of ``V``, ``M = D^{-1/2} A D^{-1/2}`` (one sparse product)."""
-    s = 1.0 / np.sqrt(np.asarray(core.sum(axis=1), dtype=float).ravel())
+    s = _scaling(core) if s is None else s
     MV = s[:, None] * (core @ (s[:, None] * V))
     return np.linalg.norm(MV - V * w, axis=0)
 
 
-def _bulk_solve(core, k: int, t: float):
+def _one_trivial_pair(w: np.ndarray, V: np.ndarray, s: np.ndarray) -> bool:
+    """Whether a solve's eigenvalue 1 is that of a connected core: once, with eigenvector ``D^{1/2} 1``.
+
+    A core in ``c`` components has the eigenvalue 1 ``c`` times, with eigenvectors ``D^{1/2}``
+    times each component's indicator.  Lanczos from one start vector finds that eigenspace once
+    (further copies appear only through rounding, late), as the projection of its start vector,
+    which is ``D^{1/2} 1`` only where the start vector happens to give every component the same
+    weight.  A loose solve of such a core misses the copies; this test sends it to the tighter
+    solve, and checks in ``O(n)`` what counting the components (``O(edges)``, seconds at
+    ``n = 10^6``) would.
+    """
+    u = 1.0 / s
+    u /= np.linalg.norm(u)
+    if abs(abs(float(V[:, 0] @ u)) - 1.0) > _TRIVIAL_TOL:
+        return False
+    return bool(w.size < 2 or w[1] < 1.0 - 1e-9)
+
+
+def _bulk_solve(core, k: int, t: float, last: bool = True):
     """The ``k`` leading eigenpairs for :func:`_bulk_top`, loosely where that settles the question.
 
     A Ritz value never exceeds the eigenvalue of the same rank (Cauchy's interlacing), so a last
-    Ritz value above ``t`` shows that eigenvalue above the bulk.  One with ``w + r <= t`` (``r`` its
-    residual, within which an eigenvalue lies) places it inside, unless the Krylov space missed an
-    eigenvalue altogether, the standing assumption of every Lanczos solve (the tighter one
-    included).  Either answer is accepted from
-    the loose solve when every eigenpair above ``t`` is converged to machine precision; otherwise
-    the eigenpairs are solved to :data:`_BULK_TOL`, as before the loose solve existed.  Returns
-    ``(w, V, exact)``, ``exact`` the number of leading columns converged to machine precision.
+    Ritz value above ``t`` shows that eigenvalue above the bulk (and, unless ``last``, that more
+    eigenpairs are needed, so nothing else of the solve is used).  One with ``w + r <= t`` (``r``
+    its residual, within which an eigenvalue lies) places it inside, unless the Krylov space
+    missed an eigenvalue altogether, the standing assumption of every Lanczos solve (the tighter
+    one included); a core in several connected components is where it fails, so the loose solve
+    is taken only for a core whose eigenvalue 1 is that of a connected one
+    (:func:`_one_trivial_pair`).  The loose answer is accepted when every eigenpair above ``t`` is
+    also converged to machine precision; otherwise the eigenpairs are solved to
+    :data:`_BULK_TOL`, as before the loose solve existed.  Returns ``(w, V, exact)``, ``exact``
+    the number of leading columns converged to machine precision (0 for a core that may be in
+    several components, whose tied eigenvectors are then solved afresh for the clusters).
     """
-    for tol in (_BULK_LOOSE_TOL, _BULK_TOL):
-        w, V = leading_eigenpairs(core, k, tol=tol, check_input=False)
-        r = _residuals(core, w, V)
+    s = _scaling(core)
+    w, V = leading_eigenpairs(core, k, tol=_BULK_LOOSE_TOL, check_input=False)
+    connected = _one_trivial_pair(w, V, s)
+    if connected and not last and w[-1] > t:
+        return w, V, 0
+    if connected:
+        r = _residuals(core, w, V, s)
         exact = int(np.argmin(np.append(r <= _EXACT_RESIDUAL, False)))  # leading columns at machine precision
         settled = w[-1] > t or w[-1] + r[-1] <= t
         if settled and exact >= int(np.count_nonzero(w[:-1] > t)):  # the columns the ICL and the clusters read
-            break
-    return w, V, exact
+            return w, V, exact
+    w, V = leading_eigenpairs(core, k, tol=_BULK_TOL, check_input=False)
+    if not connected:
+        return w, V, 0
+    r = _residuals(core, w, V, s)
+    return w, V, int(np.argmin(np.append(r <= _EXACT_RESIDUAL, False)))
 
 
 def _bulk_top(core, kc_max: int, eigenvalues_only: bool = False):
@@ -129,7 +173,7 @@ def _bulk_top(core, kc_max: int, eigenvalues_only: bool = False):
         return w, V, t, 0
     k = min(4, kc_max + 1)
     while True:
-        w, V, exact = _bulk_solve(core, k, t)
+        w, V, exact = _bulk_solve(core, k, t, last=k == kc_max + 1)
         if k == kc_max + 1 or w[-1] <= t:
             return w, V, t, exact
         k = min(2 * k, kc_max + 1)
@@ -145,10 +189,14 @@ def _sparse_route(A, method: str, k_max: int):
     core, keep, m = _split_isolated(A)
     nc = core.shape[0]
     kc_max = min(k_max, nc - 1)
-    if nc <= SPARSE_N or kc_max + 2 >= nc or (nc <= SPARSE_TIED_N and _n_components(core) > 1):
+    if nc <= SPARSE_N or kc_max + 2 >= nc:
         return None  # (Lanczos needs fewer than nc - 1 eigenpairs)
+    # O(edges), a small share of the solve below SPARSE_EXACT_N; above it, _bulk_solve tests in O(n)
+    connected = _n_components(core) == 1 if nc <= max(SPARSE_TIED_N, SPARSE_EXACT_N) else None
+    if nc <= SPARSE_TIED_N and not connected:
+        return None
     if nc <= SPARSE_EXACT_N:
-        spectrum = _sparse_top(core, kc_max + 1)
+        spectrum = _sparse_top(core, kc_max + 1, connected=connected)
     else:
         spectrum = _bulk_top(core, kc_max, eigenvalues_only=RULES[method].spectrum == "eigenvalues")
     sel = _with_singletons(run(core, method, kc_max, None, spectrum), m)

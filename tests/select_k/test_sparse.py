@@ -37,7 +37,7 @@ def test_sparse_route_equals_the_dense_route(monkeypatch):
     graphs = list(_sparse_graphs())
     calls = []
     real_top = _sparse._sparse_top
-    monkeypatch.setattr(_sparse, "_sparse_top", lambda core, k: calls.append(core.shape[0]) or real_top(core, k))
+    monkeypatch.setattr(_sparse, "_sparse_top", lambda core, k, **kw: calls.append(core.shape[0]) or real_top(core, k, **kw))
     sparse_runs = [(graph_entropy(A, rule, random_state=3, return_labels=True, return_k=True), auto(A), icl(A, 8),
                     eigengap(A, 8)) for A in graphs for rule in ("auto", "icl", "eigengap")]
     assert all(run[0][2].details.get("rule", "") != "connected components" for run in sparse_runs)
@@ -119,7 +119,7 @@ def test_a_disconnected_core_below_sparse_tied_n_keeps_the_dense_route(monkeypat
 
     A = sp.csr_array(sp.block_diag([_sparse_sbm([100], 12.0, 0.0, s) for s in range(6)]))
     called = []
-    monkeypatch.setattr(_sparse, "_sparse_top", lambda core, k: called.append(1))
+    monkeypatch.setattr(_sparse, "_sparse_top", lambda core, k, **kw: called.append(1))
     h, sel = graph_entropy(A, "auto", random_state=0, return_k=True)
     assert not called and sel.k == 6 and h == pytest.approx(np.log(6))
 
@@ -177,6 +177,90 @@ def test_bulk_solve_is_loose_only_where_that_settles_the_question(monkeypatch):
     assert tols == [_sparse._BULK_LOOSE_TOL, _sparse._BULK_TOL] and exact == 0
 
 
+@pytest.mark.parametrize("r, exact", [([0.0, 1e-3, 0.0, 0.0], 1), ([0.0, 0.0, 1e-3, 0.0], 2)])
+def test_bulk_solve_counts_only_a_leading_run_of_exact_columns(monkeypatch, r, exact):
+    """A column above the edge that is not exact sends the solve to the tighter tolerance and ends the run."""
+    from semvar.select_k import _sparse
+    from semvar.select_k._common import _bulk_edge
+
+    core = sp.csr_array(_sparse_sbm([1000, 1000, 1000], 40.0, 10.0, 8), dtype=float)
+    tols, real = [], _sparse.leading_eigenpairs
+    monkeypatch.setattr(_sparse, "leading_eigenpairs",
+                        lambda c, k, **kw: tols.append(kw["tol"]) or real(c, k, **kw))
+    monkeypatch.setattr(_sparse, "_residuals", lambda c, w, V, s=None: np.array(r))
+    assert _sparse._bulk_solve(core, 4, _bulk_edge(core))[2] == exact
+    assert tols == [_sparse._BULK_LOOSE_TOL, _sparse._BULK_TOL]
+
+
+def test_residuals_are_euclidean_norms():
+    from semvar.select_k import _sparse
+
+    core = sp.csr_array(_sparse_sbm([300, 300], 20.0, 4.0, 3), dtype=float)
+    V = np.random.default_rng(0).standard_normal((600, 3))
+    V /= np.linalg.norm(V, axis=0)
+    w = np.array([1.0, 0.5, 0.1])
+    s = 1 / np.sqrt(core.toarray().sum(1))
+    M = core.toarray() * s[:, None] * s[None, :]
+    np.testing.assert_allclose(_sparse._residuals(core, w, V), np.linalg.norm(M @ V - V * w, axis=0), rtol=1e-12)
+
+
+def _components_graph(count, size, seed):
+    return sp.csr_array(sp.block_diag([sample_sbm([size], 20.0 / size, 0.0, random_state=seed + i)
+                                       for i in range(count)]))
+
+
+@pytest.mark.parametrize("count", [3, 5, 8, 12])
+def test_bulk_route_of_a_disconnected_core_keeps_the_tighter_solve(monkeypatch, count):
+    """Eigenvalue 1 once per component, which a loose Lanczos solve misses: the answer of the 1e-4 solve is kept."""
+    from semvar.pipeline import graph_entropy
+    from semvar.select_k import _sparse
+
+    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
+    A = _components_graph(count, 600, 10 * count)
+    new = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
+    monkeypatch.setattr(_sparse, "_BULK_LOOSE_TOL", _sparse._BULK_TOL)  # the solve before the loose one
+    monkeypatch.setattr(_sparse, "_EXACT_RESIDUAL", -1.0)  # and no eigenvector reused for the clusters
+    old = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
+    assert new[2].k == old[2].k and new[0] == old[0] and new[1].tolist() == old[1].tolist()
+
+
+def test_one_trivial_pair_tells_a_connected_core_from_a_split_one():
+    from semvar.select_k import _sparse
+
+    for A, connected in ((_sparse_sbm([1000, 1000, 1000], 40.0, 10.0, 8), True), (_components_graph(5, 600, 3), False)):
+        core = sp.csr_array(A, dtype=float)
+        w, V = _sparse.leading_eigenpairs(core, 4, tol=_sparse._BULK_LOOSE_TOL)
+        assert _sparse._one_trivial_pair(w, V, _sparse._scaling(core)) is connected
+
+
+def test_the_exact_route_keeps_the_default_basis_size_for_a_split_core(monkeypatch):
+    """ncv changes the basis of a tied eigenspace, so a core in several components keeps ARPACK's default."""
+    from semvar.select_k import _sparse
+
+    monkeypatch.setattr(_sparse, "SPARSE_TIED_N", 1000)
+    seen, real = [], _sparse.leading_eigenpairs
+    monkeypatch.setattr(_sparse, "leading_eigenpairs", lambda c, k, **kw: seen.append(kw.get("ncv")) or real(c, k, **kw))
+    auto(_components_graph(4, 600, 1))
+    auto(_sparse_sbm([1000, 1000, 1000], 40.0, 10.0, 8))
+    assert seen == [None, _sparse._EXACT_NCV]
+
+
+def test_the_clusters_solve_again_when_one_column_is_not_exact(monkeypatch):
+    from semvar import spectral
+    from semvar.pipeline import graph_entropy
+    from semvar.select_k import _sparse
+
+    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
+    real_top = _sparse._bulk_top
+    monkeypatch.setattr(_sparse, "_bulk_top", lambda core, kc_max, eigenvalues_only=False: (
+        lambda out: (*out[:3], min(out[3], 2)))(real_top(core, kc_max, eigenvalues_only)))
+    given, real = [], spectral.spectral_clusters
+    monkeypatch.setattr(spectral, "spectral_clusters",
+                        lambda *a, **kw: given.append(kw.get("embedding") is not None) or real(*a, **kw))
+    _, sel = graph_entropy(_sparse_sbm([1200, 900, 600], 40.0, 10.0, 8), "auto", random_state=4, return_k=True)
+    assert sel.k == 3 and given == [False]
+
+
 def test_the_clusters_reuse_only_the_exact_bulk_eigenvectors(monkeypatch):
     """graph_entropy clusters from the bulk route's eigenvectors when they are exact, else solves again: same answer."""
     from semvar import spectral
@@ -208,7 +292,7 @@ def test_the_thresholds_set_on_the_package_are_the_routes(monkeypatch):
     assert (select_k.SPARSE_N, select_k.SPARSE_TIED_N, select_k.SPARSE_EXACT_N) == (500, 2000, 20_000)
     A = _sparse_sbm([300, 300], 25.0, 5.0, 2)
     calls = []
-    monkeypatch.setattr(_sparse, "_sparse_top", lambda core, k: calls.append(1) or _sparse.leading_eigenpairs(core, k))
+    monkeypatch.setattr(_sparse, "_sparse_top", lambda core, k, **kw: calls.append(1) or _sparse.leading_eigenpairs(core, k))
     assert auto(A).k == 2 and calls == [1]
     monkeypatch.setattr(select_k, "SPARSE_N", 10**9)
     assert _sparse.SPARSE_N == 10**9 and auto(A).k == 2 and calls == [1]  # the dense route
