@@ -155,19 +155,12 @@ def _entropy_many(counts: np.ndarray) -> np.ndarray:
 
 
 def _posterior_many(scores: np.ndarray) -> np.ndarray:
-    """:func:`_posterior` of each row of ``scores``."""
+    """``semvar.select_k._common._posterior`` of each row of ``scores``: the same operations, row by row."""
     finite = np.isfinite(scores)
     top = np.where(finite, scores, -np.inf).max(1, keepdims=True)
     with np.errstate(invalid="ignore"):
         w = np.where(finite, np.exp(scores - top), 0.0)
     return w / w.sum(1, keepdims=True)
-
-
-def _posterior(scores: np.ndarray) -> np.ndarray:
-    finite = np.isfinite(scores)
-    w = np.zeros_like(scores)
-    w[finite] = np.exp(scores[finite] - scores[finite].max())
-    return w / w.sum()
 
 
 def _icl_judge_many(A: np.ndarray, z: np.ndarray, k: int, e_all: np.ndarray, N_all: float):

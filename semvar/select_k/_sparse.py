@@ -101,6 +101,11 @@ def _residuals(core, w: np.ndarray, V: np.ndarray, s: np.ndarray | None = None) 
     return np.linalg.norm(MV - V * w, axis=0)
 
 
+def _leading_exact(r: np.ndarray) -> int:
+    """How many leading columns have residuals ``r`` at machine precision (:data:`_EXACT_RESIDUAL`)."""
+    return int(np.argmin(np.append(r <= _EXACT_RESIDUAL, False)))
+
+
 def _one_trivial_pair(w: np.ndarray, V: np.ndarray, s: np.ndarray) -> bool:
     """Whether a solve's eigenvalue 1 is that of a connected core: once, with eigenvector ``D^{1/2} 1``.
 
@@ -119,7 +124,7 @@ def _one_trivial_pair(w: np.ndarray, V: np.ndarray, s: np.ndarray) -> bool:
     return bool(w.size < 2 or w[1] < 1.0 - 1e-9)
 
 
-def _bulk_solve(core, k: int, t: float, last: bool = True):
+def _bulk_solve(core, k: int, t: float, last: bool = True, s: np.ndarray | None = None):
     """The ``k`` leading eigenpairs for :func:`_bulk_top`, loosely where that settles the question.
 
     A Ritz value never exceeds the eigenvalue of the same rank (Cauchy's interlacing), so a last
@@ -135,14 +140,14 @@ def _bulk_solve(core, k: int, t: float, last: bool = True):
     the number of leading columns converged to machine precision (0 for a core that may be in
     several components, whose tied eigenvectors are then solved afresh for the clusters).
     """
-    s = _scaling(core)
+    s = _scaling(core) if s is None else s  # D^{-1/2}, read once by the caller's rounds
     w, V = leading_eigenpairs(core, k, tol=_BULK_LOOSE_TOL, check_input=False)
     connected = _one_trivial_pair(w, V, s)
     if connected and not last and w[-1] > t:
         return w, V, 0
     if connected:
         r = _residuals(core, w, V, s)
-        exact = int(np.argmin(np.append(r <= _EXACT_RESIDUAL, False)))  # leading columns at machine precision
+        exact = _leading_exact(r)
         settled = w[-1] > t or w[-1] + r[-1] <= t
         if settled and exact >= int(np.count_nonzero(w[:-1] > t)):  # the columns the ICL and the clusters read
             return w, V, exact
@@ -150,7 +155,7 @@ def _bulk_solve(core, k: int, t: float, last: bool = True):
     if not connected:
         return w, V, 0
     r = _residuals(core, w, V, s)
-    return w, V, int(np.argmin(np.append(r <= _EXACT_RESIDUAL, False)))
+    return w, V, _leading_exact(r)
 
 
 def _bulk_top(core, kc_max: int, eigenvalues_only: bool = False):
@@ -172,8 +177,9 @@ def _bulk_top(core, kc_max: int, eigenvalues_only: bool = False):
         w, V = leading_eigenpairs(core, kc_max + 1, tol=_BULK_TOL, check_input=False)
         return w, V, t, 0
     k = min(4, kc_max + 1)
+    scaling = _scaling(core)
     while True:
-        w, V, exact = _bulk_solve(core, k, t, last=k == kc_max + 1)
+        w, V, exact = _bulk_solve(core, k, t, last=k == kc_max + 1, s=scaling)
         if k == kc_max + 1 or w[-1] <= t:
             return w, V, t, exact
         k = min(2 * k, kc_max + 1)
