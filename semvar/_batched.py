@@ -223,7 +223,9 @@ def _kmeans_many(X: np.ndarray, k: int, seeds) -> np.ndarray:
     C = np.empty((B, R, k, d))
     C[:, :, 0] = X[bidx[:, None], first]
     D2 = _sqdist(X, sq, C[:, :, :1])[:, :, :, 0]  # (B, R, n)
-    pair = np.maximum(sq[:, :, None] - 2.0 * np.matmul(X, X.transpose(0, 2, 1)) + sq[:, None, :], 0.0)
+    # kmeans writes ``2.0 * X @ X.T``, which Python reads as ``(2.0 * X) @ X.T``: the same product here (a
+    # matmul of X with itself would round differently, and so would ``2.0 *`` its result)
+    pair = np.maximum(sq[:, :, None] - np.matmul(2.0 * X, X.transpose(0, 2, 1)) + sq[:, None, :], 0.0)
     rows = np.arange(R)
     for c in range(1, k):
         cum = np.cumsum(D2, axis=2)

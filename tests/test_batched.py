@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from semvar import pipeline
@@ -114,6 +114,7 @@ def test_pivoted_many_is_kmeans_pivoted_of_each(B, n, k, seed):
 
 @settings(max_examples=25, deadline=None)
 @given(B=st.integers(1, 6), n=st.integers(3, 30), k=st.integers(2, 5), seed=st.integers(0, 2**32 - 1))
+@example(B=5, n=15, k=4, seed=15)  # a tie in the k-means++ potential that the pairwise distances' rounding decides
 def test_kmeans_many_is_kmeans_of_each(B, n, k, seed):
     """The same seeds give each problem the labels of :func:`semvar._kmeans.kmeans` with ten restarts."""
     k = min(k, n)
