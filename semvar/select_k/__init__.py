@@ -60,9 +60,12 @@ summed over the stored edges (``trace(Z^T A Z) / 2`` for the indicator matrix
 ``Z``, ``O(edges)``); memory is ``O(edges + n k_max)``.  The result is that
 of the dense route: the same eigenvalues to rounding, the same clusters, the
 same counts (exactly, for 0/1 verdicts).  The exception is a core in several
-connected components, whose leading eigenvalue is repeated: there the
-solver's basis of the tied eigenspace decides the clusters, so such a core
-keeps the dense route up to :data:`SPARSE_TIED_N` texts.  Above
+connected components, whose leading eigenvalue 1 is repeated, once per
+component: such a core keeps the dense route up to :data:`SPARSE_TIED_N`
+texts, and above it is solved one component at a time (its spectrum is the
+union of theirs; the eigenvalue 1 of each comes with ``D^{1/2}`` times its
+indicator, which a Lanczos solve of the whole core, from one start vector,
+would find once).  Above
 :data:`SPARSE_EXACT_N` texts (where the dense route would need tens of GiB)
 the ICL compares only the ``K`` whose eigenvalues stand above the noise bulk
 of a graph of the same density: the top of the bulk is ever more crowded as

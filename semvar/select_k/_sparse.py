@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from .._threads import one_thread
 from .._validation import check_adjacency, check_int
-from ..spectral import leading_eigenpairs
+from ..spectral import _fix_signs, leading_eigenpairs
 from ._common import (
     KSelection,
     _bulk_edge,
     _check_verdicts,
-    _n_components,
     _sparse_no_loops,
     _split_isolated,
     _with_singletons,
@@ -32,10 +32,9 @@ __all__ = ["SPARSE_N", "SPARSE_TIED_N", "SPARSE_EXACT_N"]
 #: see :func:`_sparse_top`.
 SPARSE_N = 500
 
-#: A core in several connected components takes the sparse route only above this many texts.  Its
-#: leading eigenvalue 1 is then repeated (once per component), so the solver's basis of that
-#: eigenspace, which the matrix does not determine, decides the clusters: below this size the dense
-#: route (and its answer) is kept, so that such graphs get the same ``K`` as before.
+#: A core in several connected components takes the sparse route only above this many texts (and is
+#: then solved one component at a time, :func:`_split_top`); below it the dense route, and its
+#: answer, are kept.
 SPARSE_TIED_N = 2000
 
 #: Above this many texts in the core (where the dense route would need tens of GiB) the
@@ -70,23 +69,19 @@ _EXACT_NCV = 40
 _TRIVIAL_TOL = 1e-10
 
 
-def _sparse_top(core, k: int, *, connected: bool = True):
-    """The ``k`` leading eigenpairs of a sparse core (no isolated node) by ARPACK's Lanczos solver.
+def _sparse_top(core, k: int):
+    """The ``k`` leading eigenpairs of a connected sparse core by ARPACK's Lanczos solver.
 
     :func:`semvar.spectral.leading_eigenpairs`: ``D^{-1/2} A D^{-1/2}`` applied as an operator (a
     sparse product and two diagonal scalings; nothing ``n x n`` is stored), eigenvalues descending,
     each column's sign fixed as :func:`semvar.spectral.spectral_embedding` fixes it.  The
     eigenvalues equal the dense solver's to rounding, and so do the eigenvectors up to sign where
-    the eigenvalues are distinct; where they are tied, any basis of the tied eigenspace is an
-    answer (as for the dense solver).  The core was checked with the graph.  A connected core's
-    solve keeps :data:`_EXACT_NCV` Lanczos vectors (ARPACK's default for these ``k`` is about 20):
-    the leading bulk eigenvalues are crowded, and the larger basis needs a third fewer products
-    with the graph.  A core in several components keeps ARPACK's default: there the eigenvalue 1
-    is repeated, the solver's basis of it decides the clusters, and that basis depends on the
-    number of vectors kept.
+    the eigenvalues are distinct.  The core was checked with the graph; one in several components
+    is solved by :func:`_split_top`.  The solve keeps :data:`_EXACT_NCV` Lanczos vectors (ARPACK's
+    default for these ``k`` is about 20): the leading bulk eigenvalues are crowded, and the larger
+    basis needs a third fewer products with the graph.
     """
-    ncv = min(core.shape[0], max(2 * k + 1, _EXACT_NCV)) if connected else None
-    return leading_eigenpairs(core, k, ncv=ncv, check_input=False)
+    return leading_eigenpairs(core, k, ncv=min(core.shape[0], max(2 * k + 1, _EXACT_NCV)), check_input=False)
 
 
 def _scaling(core) -> np.ndarray:
@@ -103,7 +98,7 @@ def _residuals(core, w: np.ndarray, V: np.ndarray, s: np.ndarray | None = None) 
 
 def _leading_exact(r: np.ndarray) -> int:
     """How many leading columns have residuals ``r`` at machine precision (:data:`_EXACT_RESIDUAL`)."""
-    return int(np.argmin(np.append(r <= _EXACT_RESIDUAL, False)))
+    return _leading_run(r <= _EXACT_RESIDUAL)
 
 
 def _one_trivial_pair(w: np.ndarray, V: np.ndarray, s: np.ndarray) -> bool:
@@ -113,9 +108,9 @@ def _one_trivial_pair(w: np.ndarray, V: np.ndarray, s: np.ndarray) -> bool:
     times each component's indicator.  Lanczos from one start vector finds that eigenspace once
     (further copies appear only through rounding, late), as the projection of its start vector,
     which is ``D^{1/2} 1`` only where the start vector happens to give every component the same
-    weight.  A loose solve of such a core misses the copies; this test sends it to the tighter
-    solve, and checks in ``O(n)`` what counting the components (``O(edges)``, seconds at
-    ``n = 10^6``) would.
+    weight.  A loose solve of such a core misses the copies; this test checks in ``O(n)`` what
+    counting the components (``O(edges)``, seconds at ``n = 10^6``) would, and only a core that
+    fails it is counted (:func:`_bulk_solve`).
     """
     u = 1.0 / s
     u /= np.linalg.norm(u)
@@ -124,7 +119,17 @@ def _one_trivial_pair(w: np.ndarray, V: np.ndarray, s: np.ndarray) -> bool:
     return bool(w.size < 2 or w[1] < 1.0 - 1e-9)
 
 
-def _bulk_solve(core, k: int, t: float, last: bool = True, s: np.ndarray | None = None):
+class _Split(Exception):
+    """Raised by :func:`_bulk_solve` for a core found to be in several components: ``(count, labels)``."""
+
+
+def _components_of(core) -> tuple[int, np.ndarray]:
+    """The number of connected components of a core and each text's component (numbered by first text)."""
+    count, labels = connected_components(sp.csr_array(core), directed=False)
+    return int(count), labels
+
+
+def _bulk_solve(core, k: int, t: float, last: bool = True, s: np.ndarray | None = None, connected: bool = False):
     """The ``k`` leading eigenpairs for :func:`_bulk_top`, loosely where that settles the question.
 
     A Ritz value never exceeds the eigenvalue of the same rank (Cauchy's interlacing), so a last
@@ -132,57 +137,141 @@ def _bulk_solve(core, k: int, t: float, last: bool = True, s: np.ndarray | None 
     eigenpairs are needed, so nothing else of the solve is used).  One with ``w + r <= t`` (``r``
     its residual, within which an eigenvalue lies) places it inside, unless the Krylov space
     missed an eigenvalue altogether, the standing assumption of every Lanczos solve (the tighter
-    one included); a core in several connected components is where it fails, so the loose solve
-    is taken only for a core whose eigenvalue 1 is that of a connected one
-    (:func:`_one_trivial_pair`).  The loose answer is accepted when every eigenpair above ``t`` is
-    also converged to machine precision; otherwise the eigenpairs are solved to
-    :data:`_BULK_TOL`, as before the loose solve existed.  Returns ``(w, V, exact)``, ``exact``
-    the number of leading columns converged to machine precision (0 for a core that may be in
-    several components, whose tied eigenvectors are then solved afresh for the clusters).
+    one included).  A core in several connected components is where it fails (its eigenvalue 1 is
+    repeated), so unless ``connected`` is known the loose solve is first tested
+    (:func:`_one_trivial_pair`, ``O(n)``); a core that fails the test has its components counted,
+    and one in several of them raises :class:`_Split` (the caller solves it component by
+    component, :func:`_split_top`).  The loose answer is accepted when every eigenpair above ``t``
+    is also converged to machine precision; otherwise the eigenpairs are solved to
+    :data:`_BULK_TOL`, as before the loose solve existed.  Returns ``(w, V, exact)``, ``exact`` the
+    number of leading columns converged to machine precision.
     """
     s = _scaling(core) if s is None else s  # D^{-1/2}, read once by the caller's rounds
     w, V = leading_eigenpairs(core, k, tol=_BULK_LOOSE_TOL, check_input=False)
-    connected = _one_trivial_pair(w, V, s)
-    if connected and not last and w[-1] > t:
-        return w, V, 0
-    if connected:
-        r = _residuals(core, w, V, s)
-        exact = _leading_exact(r)
-        settled = w[-1] > t or w[-1] + r[-1] <= t
-        if settled and exact >= int(np.count_nonzero(w[:-1] > t)):  # the columns the ICL and the clusters read
-            return w, V, exact
-    w, V = leading_eigenpairs(core, k, tol=_BULK_TOL, check_input=False)
-    if not connected:
+    if not connected and not _one_trivial_pair(w, V, s):
+        count, labels = _components_of(core)
+        if count > 1:
+            raise _Split(count, labels)
+    if not last and w[-1] > t:
         return w, V, 0
     r = _residuals(core, w, V, s)
-    return w, V, _leading_exact(r)
+    exact = _leading_exact(r)
+    settled = w[-1] > t or w[-1] + r[-1] <= t
+    if settled and exact >= int(np.count_nonzero(w[:-1] > t)):  # the columns the ICL and the clusters read
+        return w, V, exact
+    w, V = leading_eigenpairs(core, k, tol=_BULK_TOL, check_input=False)
+    return w, V, _leading_exact(_residuals(core, w, V, s))
 
 
-def _bulk_top(core, kc_max: int, eigenvalues_only: bool = False):
+def _bulk_top(core, kc_max: int, eigenvalues_only: bool = False, t: float | None = None):
     """The leading eigenpairs of a very large sparse core down to the first one inside the noise bulk.
 
     The bulk of ``D^{-1/2} A D^{-1/2}`` for a graph without block structure ends near
-    ``t = 2 sqrt((1 - rho) / d_bar)``; its top eigenvalues are ever closer together as ``n``
-    grows (gaps of order ``n^{-2/3}``), so converging their eigenvectors costs Lanczos ever more
-    iterations, and the clusters they would give are noise.  Eigenpairs are computed 4, 8, ... at
-    a time until one falls below ``t`` (or ``kc_max + 1`` are known), each time loosely first
-    (:func:`_bulk_solve`); the spectrum returned carries ``t`` as a third entry, and the ICL
-    compares only the ``K`` whose ``K``-th eigenvalue exceeds it, and the number of leading
-    eigenvectors converged to machine precision as a fourth (those the clusters may reuse).  With
-    ``eigenvalues_only`` (the eigengap) the ``kc_max + 1`` leading eigenvalues are computed to
-    :data:`_BULK_TOL`.
+    ``t = 2 sqrt((1 - rho) / d_bar)`` (or the ``t`` given); its top eigenvalues are ever closer
+    together as ``n`` grows (gaps of order ``n^{-2/3}``), so converging their eigenvectors costs
+    Lanczos ever more iterations, and the clusters they would give are noise.  Eigenpairs are
+    computed 4, 8, ... at a time until one falls below ``t`` (or ``kc_max + 1`` are known), each
+    time loosely first (:func:`_bulk_solve`); the spectrum returned carries ``t`` as a third entry,
+    and the ICL compares only the ``K`` whose ``K``-th eigenvalue exceeds it, and the number of
+    leading eigenvectors converged to machine precision as a fourth (those the clusters may reuse).
+    With ``eigenvalues_only`` (the eigengap) the ``kc_max + 1`` leading eigenvalues are computed to
+    :data:`_BULK_TOL`.  A core found to be in several components is solved one component at a time
+    (:func:`_split_top`).
     """
-    t = _bulk_edge(core)
+    t = _bulk_edge(core) if t is None else t
+    scaling = _scaling(core)
     if eigenvalues_only:
         w, V = leading_eigenpairs(core, kc_max + 1, tol=_BULK_TOL, check_input=False)
+        if not _one_trivial_pair(w, V, scaling):
+            count, labels = _components_of(core)
+            if count > 1:
+                return _split_top(core, labels, count, kc_max, t, eigenvalues_only=True)
         return w, V, t, 0
     k = min(4, kc_max + 1)
-    scaling = _scaling(core)
+    connected = False  # not yet known
     while True:
-        w, V, exact = _bulk_solve(core, k, t, last=k == kc_max + 1, s=scaling)
+        try:
+            w, V, exact = _bulk_solve(core, k, t, last=k == kc_max + 1, s=scaling, connected=connected)
+        except _Split as split:
+            return _split_top(core, split.args[1], split.args[0], kc_max, t)
+        connected = True
         if k == kc_max + 1 or w[-1] <= t:
             return w, V, t, exact
         k = min(2 * k, kc_max + 1)
+
+
+def _split_top(core, labels: np.ndarray, count: int, kc_max: int, t: float | None = None,
+               eigenvalues_only: bool = False):
+    """The leading eigenpairs of a core in ``count`` > 1 connected components, one component at a time.
+
+    The normalised matrix of such a core is block diagonal, so its spectrum is the union of its
+    components' spectra, each eigenvector zero outside its component.  The eigenvalue 1 is there
+    once per component, with eigenvector ``D^{1/2}`` times the component's indicator: these are
+    the first ``min(count, kc_max + 1)`` columns (largest components first, ties in the order of
+    their first texts), a basis of the tied eigenspace that the matrix itself gives.  A Lanczos
+    solve of the whole core starts from one vector and finds that eigenspace once, its further
+    copies only through rounding, if at all: it under-counts the meanings that no verdict links.
+    The other columns are the largest further eigenvalues over all components, each component
+    solved as a connected core: densely up to :data:`SPARSE_N` texts, by the exact sparse solve
+    while ``t`` is None (the exact route), else by :func:`_bulk_top` with the whole core's bulk
+    edge ``t`` above :data:`SPARSE_EXACT_N` texts.  Returns ``(w, V)`` on the exact route, else
+    ``(w, V, t, exact)`` cut after the first eigenvalue at or below ``t`` (unless
+    ``eigenvalues_only``, where all ``kc_max + 1`` are kept).
+    """
+    n = core.shape[0]
+    want = kc_max + 1
+    s = _scaling(core)
+    sizes = np.bincount(labels, minlength=count)
+    order = np.argsort(-sizes, kind="stable")
+    members = np.split(np.argsort(labels, kind="stable"), np.cumsum(sizes)[:-1])
+    ones = min(count, want)
+    cols = []
+    for j in order[:ones]:
+        u = np.zeros(n)
+        u[members[j]] = 1.0 / s[members[j]]
+        cols.append(u / np.linalg.norm(u))
+    values, exact = [1.0] * ones, [True] * ones
+    more = want - ones
+    if more:
+        found = []  # (-eigenvalue, component rank, position, texts, vector, exact)
+        for rank, j in enumerate(order):
+            idx = members[j]
+            wj, Vj, ej = _component_top(sp.csr_array(core[idx][:, idx]), more, t, eigenvalues_only)
+            found += [(-wj[p], rank, p, idx, Vj[:, p], p < ej) for p in range(1, wj.size)]
+        found.sort(key=lambda f: f[:3])
+        for neg, _, _, idx, v, ex in found[:more]:
+            u = np.zeros(n)
+            u[idx] = v
+            cols.append(u)
+            values.append(-neg)
+            exact.append(ex)
+            if t is not None and not eigenvalues_only and -neg <= t:
+                break  # below the edge: a component solved down to its own first such eigenvalue
+    w, V = np.array(values), np.column_stack(cols)
+    if t is None:
+        return w, V
+    return w, V, t, (0 if eigenvalues_only else _leading_run(np.array(exact)))
+
+
+def _leading_run(flags: np.ndarray) -> int:
+    """The length of the leading run of True in ``flags``."""
+    return int(np.argmin(np.append(flags, False)))
+
+
+def _component_top(sub, more: int, t: float | None, eigenvalues_only: bool):
+    """``(w, V, exact)``: the leading ``more + 1`` eigenpairs of one connected component (its trivial one first)."""
+    size = sub.shape[0]
+    if size <= SPARSE_N or more + 3 >= size:
+        d = 1.0 / np.sqrt(np.asarray(sub.sum(axis=1), dtype=float).ravel())
+        M = sub.toarray() * d[:, None] * d[None, :]
+        w, V = np.linalg.eigh(M)
+        w, V = w[::-1][: more + 1], _fix_signs(V[:, ::-1][:, : more + 1])
+        return w, V, w.size
+    if t is None or size <= SPARSE_EXACT_N:
+        w, V = _sparse_top(sub, more + 1)
+        return w, V, w.size
+    w, V, _, exact = _bulk_top(sub, more, eigenvalues_only, t=t)
+    return w, V, exact
 
 
 def _sparse_route(A, method: str, k_max: int):
@@ -198,13 +287,17 @@ def _sparse_route(A, method: str, k_max: int):
     if nc <= SPARSE_N or kc_max + 2 >= nc:
         return None  # (Lanczos needs fewer than nc - 1 eigenpairs)
     # O(edges), a small share of the solve below SPARSE_EXACT_N; above it, _bulk_solve tests in O(n)
-    connected = _n_components(core) == 1 if nc <= max(SPARSE_TIED_N, SPARSE_EXACT_N) else None
-    if nc <= SPARSE_TIED_N and not connected:
+    count, labels = _components_of(core) if nc <= max(SPARSE_TIED_N, SPARSE_EXACT_N) else (None, None)
+    if nc <= SPARSE_TIED_N and count > 1:
         return None
-    if nc <= SPARSE_EXACT_N:
-        spectrum = _sparse_top(core, kc_max + 1, connected=connected)
+    eigenvalues_only = RULES[method].spectrum == "eigenvalues"
+    if count is not None and count > 1:
+        t = None if nc <= SPARSE_EXACT_N else _bulk_edge(core)
+        spectrum = _split_top(core, labels, count, kc_max, t, eigenvalues_only)
+    elif nc <= SPARSE_EXACT_N:
+        spectrum = _sparse_top(core, kc_max + 1)
     else:
-        spectrum = _bulk_top(core, kc_max, eigenvalues_only=RULES[method].spectrum == "eigenvalues")
+        spectrum = _bulk_top(core, kc_max, eigenvalues_only=eigenvalues_only)
     sel = _with_singletons(run(core, method, kc_max, None, spectrum), m)
     return sel, core, keep, spectrum
 

@@ -209,19 +209,76 @@ def _components_graph(count, size, seed):
                                        for i in range(count)]))
 
 
-@pytest.mark.parametrize("count", [3, 5, 8, 12])
-def test_bulk_route_of_a_disconnected_core_keeps_the_tighter_solve(monkeypatch, count):
-    """Eigenvalue 1 once per component, which a loose Lanczos solve misses: the answer of the 1e-4 solve is kept."""
+def _meanings_apart(seed):
+    """3-6 meanings of 1,200-3,000 texts that no verdict links (sparse, mean degree 6-14), and up to two pairs."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.integers(1200, 3000, size=int(rng.integers(3, 7)))
+    degree = float(rng.uniform(6, 14))
+    blocks = [sample_sbm([int(s)], degree / s, 0.0, random_state=100 * seed + i) for i, s in enumerate(sizes)]
+    blocks += [np.ones((2, 2)) - np.eye(2)] * int(rng.integers(0, 3))
+    return sp.csr_array(sp.block_diag(blocks)), sizes.size
+
+
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
+@pytest.mark.parametrize("seed", [1, 4, 6, 7])
+def test_a_core_in_several_components_is_solved_one_component_at_a_time(monkeypatch, seed):
+    """Eigenvalue 1 once per component: a Lanczos solve of the whole core found it 1-4 times on these graphs
+    (K = 1 for seed 4's six meanings); solved by component, every meaning is found, on both sparse routes."""
     from semvar.pipeline import graph_entropy
     from semvar.select_k import _sparse
 
-    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
-    A = _components_graph(count, 600, 10 * count)
-    new = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
-    monkeypatch.setattr(_sparse, "_BULK_LOOSE_TOL", _sparse._BULK_TOL)  # the solve before the loose one
-    monkeypatch.setattr(_sparse, "_EXACT_RESIDUAL", -1.0)  # and no eigenvector reused for the clusters
-    old = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
-    assert new[2].k == old[2].k and new[0] == old[0] and new[1].tolist() == old[1].tolist()
+    A, meanings = _meanings_apart(seed)
+    exact = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
+    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)  # the bulk route
+    bulk = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
+    for h, labels, sel in (exact, bulk):
+        assert sel.k - sel.n_singletons >= meanings
+        assert len(np.unique(labels[:A.shape[0] - 4])) >= meanings  # (the pairs come last)
+    assert exact[2].k == bulk[2].k and abs(exact[0] - bulk[0]) < 1e-12
+
+
+def _split_core():
+    blocks = [_sparse_sbm([s], 20.0, 0.0, i) for i, s in enumerate((600, 700, 30, 550))]
+    return sp.csr_array(sp.block_diag(blocks + [np.ones((2, 2)) - np.eye(2)]), dtype=float)
+
+
+@pytest.mark.parametrize("kc_max", [2, 4, 10])
+def test_split_top_is_the_union_of_the_components_spectra(kc_max):
+    """The leading eigenpairs of the whole block-diagonal matrix, the tied ones D^{1/2} times each indicator."""
+    from scipy.sparse.csgraph import connected_components
+
+    from semvar.select_k import _sparse
+
+    core = _split_core()
+    count, labels = connected_components(core, directed=False)
+    w, V = _sparse._split_top(core, labels, count, kc_max)
+    d = core.toarray().sum(1)
+    M = core.toarray() / np.sqrt(np.outer(d, d))
+    dense = np.linalg.eigvalsh(M)[::-1][: kc_max + 1]
+    np.testing.assert_allclose(w, dense, atol=1e-10)
+    assert np.linalg.norm(M @ V - V * w, axis=0).max() < 1e-10
+    np.testing.assert_allclose(V.T @ V, np.eye(kc_max + 1), atol=1e-10)
+    largest_first = [1, 0, 3, 2, 4]  # components by first text: 600, 700, 30, 550 and 2 texts
+    for j, comp in enumerate(largest_first[: min(count, kc_max + 1)]):
+        u = np.where(labels == comp, np.sqrt(d), 0.0)
+        np.testing.assert_allclose(V[:, j], u / np.linalg.norm(u), atol=1e-14)
+        assert w[j] == 1.0
+
+
+def test_split_top_on_the_bulk_route_stops_below_the_edge():
+    from scipy.sparse.csgraph import connected_components
+
+    from semvar.select_k import _sparse
+
+    core = _split_core()
+    count, labels = connected_components(core, directed=False)
+    w_all, _ = _sparse._split_top(core, labels, count, 10)
+    t = float(w_all[7] + w_all[8]) / 2  # the edge between the eighth and ninth eigenvalues
+    w, V, t_out, exact = _sparse._split_top(core, labels, count, 10, t)
+    assert t_out == t and w.size == 9 and w[-1] <= t < w[-2] and exact == 9
+    np.testing.assert_allclose(w, w_all[:9], atol=1e-12)
+    w, _, _, exact = _sparse._split_top(core, labels, count, 10, t, eigenvalues_only=True)
+    assert w.size == 11 and exact == 0
 
 
 def test_one_trivial_pair_tells_a_connected_core_from_a_split_one():
@@ -233,16 +290,17 @@ def test_one_trivial_pair_tells_a_connected_core_from_a_split_one():
         assert _sparse._one_trivial_pair(w, V, _sparse._scaling(core)) is connected
 
 
-def test_the_exact_route_keeps_the_default_basis_size_for_a_split_core(monkeypatch):
-    """ncv changes the basis of a tied eigenspace, so a core in several components keeps ARPACK's default."""
+def test_the_exact_route_solves_a_split_core_by_component_and_a_connected_one_whole(monkeypatch):
     from semvar.select_k import _sparse
 
     monkeypatch.setattr(_sparse, "SPARSE_TIED_N", 1000)
     seen, real = [], _sparse.leading_eigenpairs
-    monkeypatch.setattr(_sparse, "leading_eigenpairs", lambda c, k, **kw: seen.append(kw.get("ncv")) or real(c, k, **kw))
-    auto(_components_graph(4, 600, 1))
+    monkeypatch.setattr(_sparse, "leading_eigenpairs", lambda c, k, **kw: seen.append(c.shape[0]) or real(c, k, **kw))
+    assert auto(_components_graph(4, 600, 1)).k == 4
+    assert seen == [600] * 4  # one solve per component, none of the whole core
+    seen.clear()
     auto(_sparse_sbm([1000, 1000, 1000], 40.0, 10.0, 8))
-    assert seen == [None, _sparse._EXACT_NCV]
+    assert seen == [3000]
 
 
 def test_the_clusters_solve_again_when_one_column_is_not_exact(monkeypatch):
