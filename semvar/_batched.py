@@ -5,8 +5,8 @@ a prompt of 20 texts in Python overhead around tiny array operations: one
 eigen-solve, one pivoted k-means per candidate ``K``, one k-means with ten
 restarts.  This module runs the same steps for many graphs of the same size
 together: the normalised matrices are stacked and solved by one
-:func:`numpy.linalg.eigh` call, the Lloyd iterations of every graph advance
-as one array operation, and the ICL of every candidate is computed as an
+:func:`numpy.linalg.eigh` call, the Lloyd iterations of the graphs still
+moving advance as one array operation (a converged graph leaves the stack), and the ICL of every candidate is computed as an
 array.  Each step applies the same floating-point operations to each graph
 as the per-problem path (:func:`semvar.select_k.auto`, then
 :func:`semvar.spectral.spectral_clusters` with the numpy k-means), on arrays
@@ -186,20 +186,22 @@ def _pivoted_many(X: np.ndarray, k: int) -> np.ndarray:
     piv = np.stack([geqp3(np.array(X[b].T, order="F"), overwrite_a=1)[1][:k] - 1 for b in range(B)])
     C = X[np.arange(B)[:, None], piv].copy()  # (B, k, k)
     eye = np.eye(k)
-    labels = None
-    done = np.zeros(B, dtype=bool)
-    for _ in range(_MAX_ITER):
-        new = (np.einsum("bkd,bkd->bk", C, C)[:, None, :] - 2.0 * np.matmul(X, C.transpose(0, 2, 1))).argmin(2)
-        if labels is not None:
-            done |= (new == labels).all(1)
-            if done.all():
-                break
-            new = np.where(done[:, None], labels, new)
-        labels = new
-        onehot = eye[labels]  # (B, n, k)
+    labels = np.zeros((B, n), dtype=np.intp)
+    act = np.arange(B)  # the graphs still moving; a converged graph's labels and centres are final
+    Xa, Ca = X, C
+    for it in range(_MAX_ITER):
+        new = (np.einsum("bkd,bkd->bk", Ca, Ca)[:, None, :] - 2.0 * np.matmul(Xa, Ca.transpose(0, 2, 1))).argmin(2)
+        if it:
+            moving = ~(new == labels[act]).all(1)
+            if not moving.all():
+                act, new, Xa, Ca = act[moving], new[moving], _subset(Xa, moving), Ca[moving]
+                if not act.size:
+                    break
+        labels[act] = new
+        onehot = eye[new]  # (b, n, k)
         counts = onehot.sum(1)
-        means = np.matmul(onehot.transpose(0, 2, 1), X) / np.maximum(counts, 1.0)[:, :, None]
-        C = np.where(counts[:, :, None] > 0, means, C)
+        means = np.matmul(onehot.transpose(0, 2, 1), Xa) / np.maximum(counts, 1.0)[:, :, None]
+        Ca = np.where(counts[:, :, None] > 0, means, Ca)
     return labels.astype(np.int64)
 
 
@@ -240,24 +242,35 @@ def _kmeans_many(X: np.ndarray, k: int, seeds) -> np.ndarray:
     slots = np.arange(k)
     dist = _sqdist(X, sq, C)
     labels = dist.argmin(3)
-    done = np.zeros(B, dtype=bool)
+    act = np.arange(B)  # the problems with a restart still moving; the others' labels and distances are final
+    Xa, sqa, Ca = X, sq, C
     for _ in range(_MAX_ITER):
-        onehot = (labels[:, :, :, None] == slots).astype(float)  # (B, R, n, k)
+        la = labels[act]
+        onehot = (la[:, :, :, None] == slots).astype(float)  # (b, R, n, k)
         counts = onehot.sum(2)
-        sums = np.matmul(onehot.transpose(0, 1, 3, 2), X[:, None])  # (B, R, k, d)
-        C_new = np.where(counts[:, :, :, None] > 0, sums / np.maximum(counts, 1.0)[:, :, :, None], C)
-        C = np.where(done[:, None, None, None], C, C_new)
-        dist_new = _sqdist(X, sq, C)
+        sums = np.matmul(onehot.transpose(0, 1, 3, 2), Xa[:, None])  # (b, R, k, d)
+        Ca = np.where(counts[:, :, :, None] > 0, sums / np.maximum(counts, 1.0)[:, :, :, None], Ca)
+        dist_new = _sqdist(Xa, sqa, Ca)
         new = dist_new.argmin(3)
-        dist = np.where(done[:, None, None, None], dist, dist_new)
-        same = (new == labels).all(axis=(1, 2))
-        labels = np.where(done[:, None, None], labels, new)
-        done |= same
-        if done.all():
-            break
+        dist[act] = dist_new
+        labels[act] = new
+        moving = ~(new == la).all(axis=(1, 2))
+        if not moving.all():
+            act = act[moving]
+            if not act.size:
+                break
+            Xa, sqa, Ca = _subset(Xa, moving), sqa[moving], Ca[moving]
     inertia = np.take_along_axis(dist, labels[:, :, :, None], axis=3)[:, :, :, 0].sum(2)  # (B, R)
     best = np.argmin(inertia, axis=1)
     return labels[bidx, best].astype(np.int64)
+
+
+def _subset(X: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """The matrices ``X[keep]`` with each one's memory layout kept (numpy's matmul rounds a matrix whose last
+    axis runs backwards, as the per-problem path's view of the eigenvectors does, other than a plain one)."""
+    if X.strides[-1] < 0:
+        return np.ascontiguousarray(X[keep, :, ::-1])[:, :, ::-1]
+    return X[keep]
 
 
 def _sqdist(X: np.ndarray, sq: np.ndarray, C: np.ndarray) -> np.ndarray:
