@@ -6,8 +6,8 @@ eigen-solve, one pivoted k-means per candidate ``K``, one k-means with ten
 restarts.  This module runs the same steps for many graphs of the same size
 together: the normalised matrices are stacked and solved by one
 :func:`numpy.linalg.eigh` call, the Lloyd iterations of the graphs still
-moving advance as one array operation (a converged graph leaves the stack), and the ICL of every candidate is computed as an
-array.  Each step applies the same floating-point operations to each graph
+moving advance as one array operation (a converged graph leaves the
+stack), and the ICL of every candidate is computed as an array.  Each step applies the same floating-point operations to each graph
 as the per-problem path (:func:`semvar.select_k.auto`, then
 :func:`semvar.spectral.spectral_clusters` with the numpy k-means), on arrays
 of the same layout, so the results are the same; the tests compare the two

@@ -231,7 +231,7 @@ def test_a_core_in_several_components_is_solved_one_component_at_a_time(monkeypa
     exact = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
     monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)  # the bulk route
     bulk = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
-    for h, labels, sel in (exact, bulk):
+    for _, labels, sel in (exact, bulk):
         assert sel.k - sel.n_singletons >= meanings
         assert len(np.unique(labels[:A.shape[0] - 4])) >= meanings  # (the pairs come last)
     assert exact[2].k == bulk[2].k and abs(exact[0] - bulk[0]) < 1e-12
