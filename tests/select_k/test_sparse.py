@@ -242,6 +242,21 @@ def _split_core():
     return sp.csr_array(sp.block_diag(blocks + [np.ones((2, 2)) - np.eye(2)]), dtype=float)
 
 
+@pytest.mark.parametrize("kc_max", [2, 3, 6])
+def test_split_top_takes_every_further_eigenvalue_from_one_component_where_they_lie(kc_max):
+    """Three blocks in one component of 900 texts and a pair: the further eigenvalues are all the big one's."""
+    from semvar.select_k import _sparse
+
+    core = sp.csr_array(sp.block_diag([_sparse_sbm([300, 300, 300], 30.0, 3.0, 9), np.ones((2, 2)) - np.eye(2)]),
+                        dtype=float)
+    count, labels = _sparse._components_of(core)
+    w, V = _sparse._split_top(core, labels, count, kc_max)
+    d = core.toarray().sum(1)
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(core.toarray() / np.sqrt(np.outer(d, d)))[::-1][: kc_max + 1],
+                               atol=1e-10)
+    assert w[2] > 0.5 and np.all(V[-2:, 2:] == 0)
+
+
 @pytest.mark.parametrize("kc_max", [2, 4, 10])
 def test_split_top_is_the_union_of_the_components_spectra(kc_max):
     """The leading eigenpairs of the whole block-diagonal matrix, the tied ones D^{1/2} times each indicator."""
@@ -281,13 +296,65 @@ def test_split_top_on_the_bulk_route_stops_below_the_edge():
     assert w.size == 11 and exact == 0
 
 
-def test_one_trivial_pair_tells_a_connected_core_from_a_split_one():
+def _circulant(m, offsets):
+    """An exactly ``2 len(offsets)``-regular graph on ``m`` texts (each joined to those ``offsets`` away)."""
+    i = np.arange(m)
+    rows = np.concatenate([i] * 2 * len(offsets))
+    cols = np.concatenate([(i + o) % m for o in offsets] + [(i - o) % m for o in offsets])
+    return sp.csr_array((np.ones(rows.size), (rows, cols)), shape=(m, m))
+
+
+def test_components_of_equal_regular_graphs_are_found():
+    """Two copies of one regular graph: a Lanczos start vector near 1 weighs them alike, and its eigenvector
+    for the eigenvalue 1 is D^{1/2} 1 to 2e-13, as for a connected core; the components are counted instead."""
+    from semvar.pipeline import graph_entropy
     from semvar.select_k import _sparse
 
-    for A, connected in ((_sparse_sbm([1000, 1000, 1000], 40.0, 10.0, 8), True), (_components_graph(5, 600, 3), False)):
-        core = sp.csr_array(A, dtype=float)
-        w, V = _sparse.leading_eigenpairs(core, 4, tol=_sparse._BULK_LOOSE_TOL)
-        assert _sparse._one_trivial_pair(w, V, _sparse._scaling(core)) is connected
+    m = 20_000  # 40,000 texts in all: the bulk route
+    B = _circulant(m, (3571, 7919, 1223, 5101, 6007, 8111, 2477, 9293))
+    A = sp.csr_array(sp.block_diag([B, B]), dtype=float)
+    w, V = _sparse.leading_eigenpairs(A, 4, tol=_sparse._BULK_LOOSE_TOL)
+    u = np.sqrt(A.sum(1)) / np.linalg.norm(np.sqrt(A.sum(1)))
+    assert np.sum(w > 1 - 1e-9) == 1 and abs(abs(V[:, 0] @ u) - 1) < 1e-10  # seen once, as D^{1/2} 1
+    count, labels = _sparse._components_of(A)
+    assert count == 2 and labels[:m].tolist() == [0] * m and labels[m:].tolist() == [1] * m
+    _, labels, sel = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
+    assert sel.k >= 2 and not np.intersect1d(labels[:m], labels[m:]).size  # no cluster spans both (7 did)
+
+
+def test_components_are_numbered_by_first_text():
+    from semvar.select_k import _sparse
+
+    pair = np.ones((2, 2)) - np.eye(2)
+    A = sp.csr_array(sp.block_diag([pair, pair, pair]))
+    order = np.array([4, 0, 2, 5, 1, 3])  # texts 0 and 1 in components of 4 and 2, ...
+    P = A[order][:, order]
+    count, labels = _sparse._components_of(P)
+    assert count == 3 and labels.tolist() == [0, 1, 2, 0, 1, 2]
+
+
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
+def test_the_eigengap_of_a_split_core_on_the_bulk_route_counts_every_component(monkeypatch):
+    from semvar.select_k import _sparse
+
+    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
+    A, meanings = _meanings_apart(4)
+    sel = eigengap(A, 10)
+    assert sel.k - sel.n_singletons >= meanings
+
+
+@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
+def test_split_top_counts_only_the_exact_columns_of_bulk_components(monkeypatch):
+    """The components above SPARSE_EXACT_N are solved by _bulk_top, whose inexact columns end the exact run."""
+    from semvar.select_k import _sparse
+
+    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
+    monkeypatch.setattr(_sparse, "_EXACT_RESIDUAL", -1.0)  # no column of a bulk solve counts as exact
+    A, meanings = _meanings_apart(1)
+    core = sp.csr_array(A[np.asarray(A.sum(1)).ravel() > 0][:, np.asarray(A.sum(1)).ravel() > 0])
+    count, labels = _sparse._components_of(core)
+    w, V, t, exact = _sparse._split_top(core, labels, count, 10, _sparse._bulk_edge(core))
+    assert exact == count == meanings and w.size > count  # the indicators only
 
 
 def test_the_exact_route_solves_a_split_core_by_component_and_a_connected_one_whole(monkeypatch):
