@@ -97,3 +97,22 @@ def test_icl_from_edge_counts_equals_the_dense_sum():
         assert blocked == pytest.approx(dense, rel=1e-12)
         if not weights:
             assert blocked == dense
+
+
+@pytest.mark.parametrize("k", [1, 3, 300])
+def test_weight_inside_is_the_weight_of_the_edges_inside_clusters(k):
+    """Any number of labels (one byte or two), 0/1 weights counted or others summed: trace(Z^T A Z)."""
+    import semvar.select_k.likelihood as select_k
+
+    rng = np.random.default_rng(k)
+    A = sample_sbm([200, 150], 0.1, 0.02, random_state=rng).toarray()
+    z = rng.integers(0, k, size=A.shape[0])
+    for W in (A, A * 0.5):
+        Z = np.eye(k)[z]
+        edges = select_k._edge_list(sp.csr_array(W))
+        assert edges[3] is (W is A)
+        assert select_k._weight_inside(edges, z) == np.trace(Z.T @ W @ Z)
+        nk = np.bincount(z, minlength=k)
+        e_all, N_all = W.sum() / 2.0, A.shape[0] * (A.shape[0] - 1) / 2.0
+        assert select_k._icl_judge_edges(edges, A.shape[0], z, nk, e_all, N_all) == pytest.approx(
+            select_k._icl_judge(W, z, nk, e_all, N_all), rel=1e-12)
