@@ -76,8 +76,9 @@ plus its residual, while those above the bulk, far from the rest, have
 converged to machine precision (their residuals are checked; where either
 fails, the solve is repeated to a tolerance of ``1e-4``).
 :func:`semvar.pipeline.graph_entropy` then clusters the core from the same
-eigenvectors, so choosing ``K`` costs little more than one clustering with
-``K`` given (1.3 times at ``n = 10^6``, ``data/benchmark_spectral.txt``).
+eigenvectors, so choosing ``K`` costs about half as much again as one
+clustering with ``K`` given (1.47 times at ``n = 10^6``,
+``data/benchmark_spectral.txt``).
 The other rules densify sparse input.
 
 Losses of the cross-validation methods
