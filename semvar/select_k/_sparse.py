@@ -14,11 +14,12 @@ from scipy.sparse.csgraph import connected_components
 
 from .._threads import one_thread
 from .._validation import check_adjacency, check_int
-from ..spectral import _fix_signs, leading_eigenpairs
+from ..spectral import leading_eigenpairs
 from ._common import (
     KSelection,
     _bulk_edge,
     _check_verdicts,
+    _normalized_top,
     _sparse_no_loops,
     _split_isolated,
     _with_singletons,
@@ -229,11 +230,9 @@ def _component_top(sub, more: int, t: float | None, eigenvalues_only: bool):
     """``(w, V, exact)``: the leading ``more + 1`` eigenpairs of one connected component (its trivial one first)."""
     size = sub.shape[0]
     if size <= SPARSE_N or more + 3 >= size:
-        d = 1.0 / np.sqrt(np.asarray(sub.sum(axis=1), dtype=float).ravel())
-        M = sub.toarray() * d[:, None] * d[None, :]
-        w, V = np.linalg.eigh(M)
-        w, V = w[::-1][: more + 1], _fix_signs(V[:, ::-1][:, : more + 1])
-        return w, V, w.size
+        w, V = _normalized_top(sub.toarray(), more + 1)
+        pivot = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
+        return w, V * np.where(pivot < 0, -1.0, 1.0), w.size  # signs as leading_eigenpairs fixes them
     if t is None or size <= SPARSE_EXACT_N:
         w, V = _sparse_top(sub, more + 1)
         return w, V, w.size
