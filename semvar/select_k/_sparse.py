@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components
 
 from .._threads import one_thread
 from .._validation import check_adjacency, check_int
@@ -19,6 +18,7 @@ from ._common import (
     KSelection,
     _bulk_edge,
     _check_verdicts,
+    _components_of,
     _normalized_top,
     _sparse_no_loops,
     _split_isolated,
@@ -95,22 +95,6 @@ def _residuals(core, w: np.ndarray, V: np.ndarray, s: np.ndarray | None = None) 
 def _leading_exact(r: np.ndarray) -> int:
     """How many leading columns have residuals ``r`` at machine precision (:data:`_EXACT_RESIDUAL`)."""
     return _leading_run(r <= _EXACT_RESIDUAL)
-
-
-def _components_of(core) -> tuple[int, np.ndarray]:
-    """The number of connected components of a core and each text's component, numbered by first text.
-
-    A symmetric graph's strongly connected components are its components, and scipy finds them
-    without forming the transpose that the undirected search builds (1.9 s against 3.7 s at
-    ``n = 10^6``, mean degree 47).
-    """
-    count, labels = connected_components(sp.csr_array(core), directed=True, connection="strong")
-    if count > 1:  # number the components in the order of their first texts
-        _, first = np.unique(labels, return_index=True)
-        rank = np.empty(count, dtype=labels.dtype)
-        rank[np.argsort(first, kind="stable")] = np.arange(count, dtype=labels.dtype)
-        labels = rank[labels]
-    return int(count), labels
 
 
 def _bulk_solve(core, k: int, t: float, last: bool = True, s: np.ndarray | None = None):
