@@ -19,6 +19,14 @@ mirror cannot substitute other bytes.  Messages show the mirror with any
 A download has a deadline for the whole file, not only for each read:
 ``SEMVAR_FETCH_DEADLINE`` seconds (default 600).  A server that trickles its
 bytes out is cut off then, and the temporary file is deleted.
+
+A download takes the file's bytes as they are: it asks for
+``Accept-Encoding: identity`` and refuses an answer sent with any other
+``Content-Encoding`` (gzip, deflate, br, ...) rather than decode it, so a
+few kilobytes cannot inflate into gigabytes on disk before the sha256 check.
+It stops, and deletes what it wrote, as soon as the server sends more than
+the file's pinned size (or announces more with ``Content-Length``); a file
+without a pinned size may have at most 64 MiB.
 """
 
 from __future__ import annotations
@@ -38,6 +46,8 @@ _TIMEOUT_S = 60
 #: seconds one download may take in all (connect, headers and the whole body); SEMVAR_FETCH_DEADLINE overrides
 _DEADLINE_S = 600.0
 _CHUNK = 1 << 16
+#: bytes a download may have when the file's size is not pinned (every file pinned so far is under 5 MB)
+_MAX_BYTES = 64 << 20
 _REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -120,7 +130,9 @@ def github_cache_path(repo: str, commit: str, path: str) -> Path:
     return cache_dir() / "github" / repo / commit / path
 
 
-def fetch_github(repo: str, commit: str, path: str, sha256: str | None, *, progress: bool = True) -> Path:
+def fetch_github(
+    repo: str, commit: str, path: str, sha256: str | None, *, progress: bool = True, size: int | None = None
+) -> Path:
     """Local path of one file of a GitHub repository at a pinned commit, downloading it if needed.
 
     Parameters
@@ -134,6 +146,10 @@ def fetch_github(repo: str, commit: str, path: str, sha256: str | None, *, progr
         taken as downloaded and the caller must verify its content.
     progress : bool, default=True
         Show a download progress bar.
+    size : int, optional
+        The file's pinned size in bytes.  A server that announces another
+        length, or sends more bytes, is cut off and its download deleted.
+        Without it a download may have at most 64 MiB.
 
     Returns
     -------
@@ -143,8 +159,11 @@ def fetch_github(repo: str, commit: str, path: str, sha256: str | None, *, progr
     Raises
     ------
     ValueError
-        A malformed argument, or downloaded bytes whose sha256 is not
-        ``sha256`` (the file is deleted; nothing was read from it).
+        A malformed argument, or a download refused: bytes whose sha256 is
+        not ``sha256``, an answer sent with a ``Content-Encoding`` other than
+        identity (never decoded), more bytes than ``size`` (or than 64 MiB
+        without it), or a ``Content-Length`` that says so.  The download is
+        deleted; nothing was read from it.
     DataNotFoundError
         The origin could not be reached or did not serve the file (no network,
         HTTP error, connection closed mid-download); the message names the URL
@@ -155,12 +174,16 @@ def fetch_github(repo: str, commit: str, path: str, sha256: str | None, *, progr
     The download goes to a temporary file in the cache folder and is moved to
     its name only once complete and verified (:func:`pooch.retrieve`), so an
     interrupted download (a lost connection, Ctrl-C) leaves no partial file.
+    The bytes are taken as sent (``Accept-Encoding: identity``), so what is
+    written is what the sha256 and the size describe.
     """
     if sha256 is not None and (not isinstance(sha256, str) or not _SHA256.fullmatch(sha256)):
         raise ValueError(f"sha256 must be 64 lower-case hex digits or None, got {sha256!r}")
+    if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 0):
+        raise ValueError(f"size must be None or a whole number of bytes >= 0, got {size!r}")
     url = _github_url_full(repo, commit, path)
     target = github_cache_path(repo, commit, path)
-    return _fetch_url(url, target, sha256, progress=progress)
+    return _fetch_url(url, target, sha256, progress=progress, size=size)
 
 
 def _deadline() -> float:
@@ -193,6 +216,48 @@ def _shut_response(resp) -> None:
                 pass
 
 
+class _Refused(Exception):
+    """An answer refused as it arrives: a Content-Encoding other than identity, or more bytes than allowed."""
+
+
+def _check_answer(headers, size: int | None) -> tuple[int, int | None]:
+    """The most bytes the answer with ``headers`` may have, and its Content-Length (None if not given).
+
+    Raises ``_Refused`` for an answer with a Content-Encoding other than
+    identity, or one announced longer than allowed (or, with a pinned size,
+    of another length).
+    """
+    encoding = (headers.get("Content-Encoding") or "").strip().lower() or "identity"
+    if encoding != "identity":
+        raise _Refused(
+            f"the server sent it with Content-Encoding {headers.get('Content-Encoding')!r} although the bytes as "
+            "they are (identity) were asked for; a compressed answer is not decoded, since a few kilobytes can "
+            "inflate into gigabytes (a mirror must serve the files as they are)"
+        )
+    limit = _MAX_BYTES if size is None else size
+    try:
+        announced = int(headers.get("Content-Length"))
+    except (TypeError, ValueError):
+        return limit, None
+    if size is not None and announced != size:
+        raise _Refused(f"the server announces {announced} bytes (Content-Length), but the pinned file has {size}")
+    if announced > limit:
+        raise _Refused(
+            f"the server announces {announced} bytes, more than {limit}, the most a file without a pinned size "
+            "may have"
+        )
+    return limit, announced
+
+
+def _too_long(limit: int, size: int | None) -> _Refused:
+    if size is not None:
+        return _Refused(f"the server sent more than the {size} bytes of the pinned file")
+    return _Refused(
+        f"the server sent more than {limit} bytes, the most a file without a pinned size may have (give "
+        "fetch_github the file's size to allow more)"
+    )
+
+
 class _Download:
     """A pooch downloader with a *total* deadline: the whole download, not each read, must end in time.
 
@@ -203,11 +268,17 @@ class _Download:
     ``requests.exceptions.Timeout`` is raised, upon which pooch deletes its
     temporary file.  The worker writes through a file handle opened here, so it
     never creates a file after pooch has removed it.
+
+    The answer is taken as sent: ``Accept-Encoding: identity`` is asked for,
+    another ``Content-Encoding`` is refused (never decoded), and the download
+    stops before it writes more than ``size`` bytes (``_MAX_BYTES`` when the
+    size is not pinned); a refusal raises ``_Refused``.
     """
 
-    def __init__(self, deadline: float, *, progress: bool):
+    def __init__(self, deadline: float, *, progress: bool, size: int | None = None):
         self.deadline = deadline
         self.progress = progress
+        self.size = size
 
     def __call__(self, url, output_file, pooch_obj=None):
         import threading
@@ -221,19 +292,26 @@ class _Download:
 
         def work():
             try:
-                with requests.get(url, stream=True, timeout=min(_TIMEOUT_S, self.deadline)) as resp:
+                with requests.get(url, stream=True, timeout=min(_TIMEOUT_S, self.deadline),
+                                  headers={"Accept-Encoding": "identity"}) as resp:
                     state["resp"] = resp
                     if cancel.is_set():
                         return
                     resp.raise_for_status()
+                    limit, announced = _check_answer(resp.headers, self.size)
                     from tqdm.auto import tqdm
 
-                    size = int(resp.headers.get("Content-Length") or 0) or None
-                    with tqdm(total=size, unit="B", unit_scale=True, disable=not self.progress, leave=False) as bar:
+                    written = 0
+                    with tqdm(total=announced, unit="B", unit_scale=True, disable=not self.progress,
+                              leave=False) as bar:
                         while not cancel.is_set():
-                            chunk = resp.raw.read1(_CHUNK, decode_content=True)  # what has arrived, not a full chunk
+                            # what has arrived (not a full chunk), as sent: never decoded
+                            chunk = resp.raw.read1(_CHUNK, decode_content=False)
                             if not chunk:
                                 break
+                            written += len(chunk)
+                            if written > limit:
+                                raise _too_long(limit, self.size)
                             fh.write(chunk)
                             bar.update(len(chunk))
             except urllib3.exceptions.HTTPError as exc:  # read1 reports a broken body in urllib3's terms
@@ -259,7 +337,7 @@ class _Download:
             raise state["error"]
 
 
-def _fetch_url(url: str, target: Path, sha256: str | None, *, progress: bool) -> Path:
+def _fetch_url(url: str, target: Path, sha256: str | None, *, progress: bool, size: int | None = None) -> Path:
     pooch = _pooch()
     import requests
 
@@ -272,8 +350,10 @@ def _fetch_url(url: str, target: Path, sha256: str | None, *, progress: bool) ->
             known_hash=None if sha256 is None else f"sha256:{sha256}",
             fname=target.name,
             path=target.parent,
-            downloader=_Download(_deadline(), progress=progress),
+            downloader=_Download(_deadline(), progress=progress, size=size),
         )
+    except _Refused as exc:  # the temporary file was deleted by pooch
+        raise ValueError(redact(f"refused {url}: {exc}; the download was deleted and nothing was read from it")) from None
     except requests.RequestException as exc:
         mirror = os.environ.get("SEMVAR_DATA_MIRROR")
         where = (
@@ -298,7 +378,7 @@ def _fetch_url(url: str, target: Path, sha256: str | None, *, progress: bool) ->
 
 def _pinned_howto(origin: dict, title: str) -> str:
     """How to obtain the files of ``origin`` (online and offline), for the error messages."""
-    urls = ", ".join(github_url(origin["repo"], origin["commit"], p) for p, _ in origin["files"].values())
+    urls = ", ".join(github_url(origin["repo"], origin["commit"], p) for p, *_ in origin["files"].values())
     names = ", ".join(origin["files"])
     return (
         f"{title} is released at {urls} ({origin['licence']}; SEMVAR_DATA_MIRROR replaces the host). Online it is "
@@ -313,7 +393,8 @@ def _pinned_files(origin: dict, data_dir, title: str, *, progress: bool = False,
 
     ``origin`` is a loader's ``*_ORIGIN`` dict (``repo``, ``commit``,
     ``licence``, ``subdir`` and ``files``: local name -> (path in the
-    repository, sha256)).  The data-directory rule: the first data directory
+    repository, sha256) or (path, sha256, size in bytes); a size caps what a
+    download may write, see :func:`fetch_github`).  The data-directory rule: the first data directory
     holding every file (each verified against its pinned sha256), else the
     cache of earlier fetches, else the pinned GitHub origin
     (:func:`fetch_github`, which verifies and caches); a warning
@@ -336,8 +417,9 @@ def _pinned_files(origin: dict, data_dir, title: str, *, progress: bool = False,
         stacklevel=stacklevel,
     )
     try:
-        paths = {f: fetch_github(origin["repo"], origin["commit"], p, sha, progress=progress)
-                 for f, (p, sha) in origin["files"].items()}
+        paths = {f: fetch_github(origin["repo"], origin["commit"], p, sha, progress=progress,
+                                 size=size[0] if size else None)
+                 for f, (p, sha, *size) in origin["files"].items()}
     except DataNotFoundError as exc:
         raise _not_found(title, origin["subdir"], files, data_dir, howto, exc) from None
     return paths, f"{origin['repo']}@{origin['commit']}"

@@ -31,10 +31,11 @@ Ollama, ...), and behaves like client code that has to survive a long run:
   the verdict it holds and wait for a call another has in flight rather than
   repeat it;
 - a pair of identical texts is TRUE without a request;
-- the API key (argument or ``OPENAI_API_KEY``) is sent only in the
-  ``Authorization`` header: it is never logged, cached, shown in a ``repr``
-  or in an error message, and any run of ten of its characters that a server
-  echoes back is blanked out.
+- the API key (argument, or the environment variable ``api_key_env`` names,
+  ``OPENAI_API_KEY`` by default) is sent only in the ``Authorization``
+  header: it is never logged, cached, shown in a ``repr`` or in an error
+  message, and any run of ten of its characters that a server echoes back is
+  blanked out.
 
 Only the standard library is used, so no dependency is added: HTTP through
 :mod:`http.client` (one connection per worker thread, and one more

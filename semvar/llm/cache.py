@@ -113,7 +113,10 @@ class VerdictCache:
     CacheError
         The file is not a SQLite database, holds tables of another program,
         is read-only, stays locked, or its folder does not exist; the message
-        names the path and what to do.
+        names the path and what to do.  Later, :meth:`get_many`, :meth:`put`
+        and :meth:`claim` raise it for a stored verdict other than 0 or 1
+        (naming the file and the row's key): such a file was changed by
+        something else and is refused, never read as TRUE.
 
     Examples
     --------
@@ -199,13 +202,32 @@ class VerdictCache:
                 raise CacheError(f"the cache {self.path} is closed")
             try:
                 return fn(self._con)
-            except sqlite3.Error as exc:
+            except BaseException as exc:  # a SQLite error, or a CacheError of fn: no transaction is left open
                 if self._con is not None and self._con.in_transaction:
                     try:
                         self._con.execute("ROLLBACK")
                     except sqlite3.Error:  # pragma: no cover
                         pass
-                raise CacheError(_describe(self.path, exc, self.lock_timeout)) from None
+                if isinstance(exc, sqlite3.Error):
+                    raise CacheError(_describe(self.path, exc, self.lock_timeout)) from None
+                raise
+
+    def _verdict(self, key: str, value) -> bool:
+        """The stored ``value`` of ``key`` as a verdict; anything but the integers 0 and 1 is a CacheError.
+
+        :meth:`put` writes 0 (FALSE) or 1 (TRUE) and nothing else (an unjudged
+        call is never stored), so any other value -- ``'FALSE'``, ``-1``, ``2``,
+        ``0.5``, NULL -- was written by something else, and the file is not
+        trusted.
+        """
+        if type(value) is int and value in (0, 1):
+            return bool(value)
+        raise CacheError(
+            f"the cache {self.path} holds the verdict {value!r} in the row with key {key} (table verdicts), but a "
+            "verdict is stored as 0 or 1 (FALSE or TRUE) and nothing else: the file was changed by another program "
+            "or by hand, so it is not trusted. Move it away or delete it (its calls will be made again), or give "
+            "another --cache file."
+        )
 
     @staticmethod
     def key(model: str, template: str, text_a: str, text_b: str, *, server: str | None = None) -> str:
@@ -225,7 +247,15 @@ class VerdictCache:
         return sha
 
     def get_many(self, keys: Sequence[str]) -> dict[str, bool]:
-        """Verdicts stored for those of ``keys`` that are present."""
+        """Verdicts stored for those of ``keys`` that are present.
+
+        Raises
+        ------
+        CacheError
+            A stored verdict that is not 0 or 1 (the file was changed by
+            something else; the message names the file and the row's key), or
+            the file cannot be read.
+        """
         keys = list(keys)
 
         def read(con):
@@ -234,7 +264,7 @@ class VerdictCache:
                 chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 for k, v in con.execute(f"SELECT key, verdict FROM verdicts WHERE key IN ({marks})", chunk):
-                    out[k] = bool(v)
+                    out[k] = self._verdict(k, v)
             return out
 
         return self._run(read)
@@ -253,10 +283,10 @@ class VerdictCache:
                 "INSERT OR IGNORE INTO verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (key, model, template_sha, text_a, text_b, int(bool(verdict)), answer[:2000], time.time()),
             )
-            stored = con.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()[0]
+            stored = self._verdict(key, con.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()[0])
             con.execute("DELETE FROM claims WHERE key = ?", (key,))
             con.execute("COMMIT")
-            return bool(stored)
+            return stored
 
         return self._run(write)
 
@@ -274,8 +304,9 @@ class VerdictCache:
             con.execute("BEGIN IMMEDIATE")
             row = con.execute("SELECT verdict FROM verdicts WHERE key = ?", (key,)).fetchone()
             if row is not None:
+                stored = self._verdict(key, row[0])
                 con.execute("COMMIT")
-                return "stored", bool(row[0])
+                return "stored", stored
             held = con.execute("SELECT owner, expires FROM claims WHERE key = ?", (key,)).fetchone()
             if held is not None and held[0] != owner and held[1] >= now and not _gone(held[0]):
                 con.execute("COMMIT")

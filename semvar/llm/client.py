@@ -1,10 +1,13 @@
 """HTTP to an OpenAI-compatible chat endpoint, with the care a long run needs.
 
-- the API key (argument or ``OPENAI_API_KEY``) is sent only in the
-  ``Authorization`` header: it is never logged, cached, shown in a ``repr``
-  or in an error message, and it is redacted from answers that echo it;
-- the base URL is checked before any request, and HTTP 401/403 and a wrong
-  base URL raise at once with a message that says what to check;
+- the API key (argument, or the environment variable ``api_key_env`` names,
+  ``OPENAI_API_KEY`` by default) is sent only in the ``Authorization``
+  header: it is never logged, cached, shown in a ``repr`` or in an error
+  message, and it is redacted from answers that echo it;
+- the base URL is checked before any request (characters no request can
+  carry, a port outside 1 to 65535, credentials), and HTTP 401/403 (naming
+  where the key came from) and a wrong base URL raise at once with a message
+  that says what to check;
 - HTTP 5xx, 408, 409, 425 and 429 (with ``Retry-After``), timeouts,
   connection resets and malformed JSON are faults worth retrying
   (``_Transient``), waited out with exponential backoff and full jitter;
@@ -25,10 +28,13 @@ from __future__ import annotations
 import email.utils
 import heapq
 import http.client
+import ipaddress
 import itertools
 import json
+import re
 import socket
 import ssl
+import string
 import threading
 import time
 import urllib.request
@@ -73,19 +79,23 @@ class _Secret:
         return bool(self.value)
 
 
-def _check_key(key: str | None) -> str | None:
+#: where a key came from, as messages name it, when the caller does not say (see LLMJudge's api_key_env)
+_KEY_SOURCE = "the api_key argument or the OPENAI_API_KEY environment variable"
+
+
+def _check_key(key: str | None, source: str = _KEY_SOURCE) -> str | None:
     """Strip surrounding whitespace (a key read from a file keeps its newline); reject what no header can carry.
 
     ``http.client`` refuses a header value with control characters and echoes
     the whole value in its error, so the key is checked here, with a message
-    that does not show it.
+    that names where the key came from (``source``) and does not show it.
     """
     if key is None:
         return None
     key = key.strip()
     if any(not (0x21 <= ord(c) <= 0x7E) for c in key):
         raise ValueError(
-            "api_key (or OPENAI_API_KEY) contains spaces, control or non-ASCII characters; an API key is one "
+            f"api_key ({source}) contains spaces, control or non-ASCII characters; an API key is one "
             "token of printable ASCII characters. Check how the key was copied (the key itself is not shown)."
         )
     return key
@@ -335,8 +345,86 @@ class _Proxy(tuple):
     __str__ = __repr__
 
 
-def _check_base_url(base_url):
-    """Split a base URL; every message shows it redacted (:func:`semvar._redact.redact`)."""
+# characters a URL's path may hold unescaped (RFC 3986, section 3.3: unreserved, sub-delims, ":", "@" and "/")
+_PATH_CHARS = frozenset(string.ascii_letters + string.digits + "-._~" + "!$&'()*+,;=" + ":@/")
+_PERCENT_RE = re.compile(r"%[0-9A-Fa-f]{2}")
+
+
+def _named(c: str) -> str:
+    """A character as a message shows it: ``a space``, or its repr and code point."""
+    return "a space" if c == " " else f"{c!r} (U+{ord(c):04X})"
+
+
+def _check_url_characters(url: str, parts, shown: str) -> None:
+    """Refuse what no request can carry: spaces and control characters, a bad host, unescaped characters in the path.
+
+    ``http.client`` would fail on each of them at the first request, where the
+    fault looks like a broken connection; here the message names base_url.
+    """
+    for c in url:
+        if c.isspace() or not c.isprintable():
+            raise ValueError(
+                f"base_url holds {_named(c)}, which no URL may hold (percent-encode it in the path, e.g. a space "
+                f"as %20), got {shown}"
+            )
+    host = parts.hostname
+    if parts.netloc.rpartition("@")[2].startswith("["):
+        try:
+            ipaddress.IPv6Address(host.split("%")[0])
+        except ValueError:
+            raise ValueError(f"base_url has the host [{host}], which is not an IPv6 address, got {shown}") from None
+    else:
+        for c in host:
+            if not (c.isalnum() or c in "-._"):  # a letter of another script is kept: an international name
+                raise ValueError(
+                    f"base_url has the host {host!r}, which holds {_named(c)}: a host name is letters, digits, "
+                    f"'-', '.' and '_' (or an IP address), got {shown}"
+                )
+        try:
+            host.encode("idna")
+        except UnicodeError:
+            raise ValueError(f"base_url has the host {host!r}, which is not a valid host name, got {shown}") from None
+    path = parts.path
+    for i, c in enumerate(path):
+        if c == "%" and not _PERCENT_RE.match(path, i):
+            raise ValueError(
+                f"base_url holds '%' in its path without two hex digits after it (write a '%' itself as %25), "
+                f"got {shown}"
+            )
+        if c != "%" and c not in _PATH_CHARS:
+            raise ValueError(
+                f"base_url holds {_named(c)} in its path, which a URL may not hold unescaped: percent-encode it "
+                f"(as %XX of its UTF-8 bytes), got {shown}"
+            )
+
+
+def _url_port(parts, shown: str) -> int:
+    """The port of a split URL: the one it names (1 to 65535), else 443 for https and 80 for http."""
+    hostport = parts.netloc.rpartition("@")[2]
+    if hostport.startswith("["):
+        tail = hostport.partition("]")[2]
+        text = tail[1:] if tail.startswith(":") else ""
+    else:
+        text = hostport.rpartition(":")[2] if ":" in hostport else ""
+    if not text:
+        return 443 if parts.scheme == "https" else 80
+    if not (text.isascii() and text.isdigit()):
+        raise ValueError(f"base_url is not a valid URL (check the host and port), got {shown}")
+    port = int(text)
+    if not 1 <= port <= 65535:
+        raise ValueError(f"base_url has the port {port}; a port is a number from 1 to 65535, got {shown}")
+    return port
+
+
+def _check_base_url(base_url, key_hint: str = "api_key or OPENAI_API_KEY"):
+    """Split a base URL; every message shows it redacted (:func:`semvar._redact.redact`).
+
+    Returns ``(url, scheme, host, port, path of the endpoint)``.  Refused with
+    a ValueError naming base_url: a URL that is not http(s), carries
+    credentials, a query or a fragment, holds characters no request can carry
+    (spaces, control characters, unescaped characters in the path, a host
+    that is not a host name), or a port outside 1 to 65535.
+    """
     if not isinstance(base_url, str) or not base_url.strip():
         shown = redact(repr(base_url)) if isinstance(base_url, str) else type(base_url).__name__
         raise ValueError(f"base_url must be a URL such as 'http://localhost:8000/v1', got {shown}")
@@ -344,23 +432,21 @@ def _check_base_url(base_url):
     shown = redact(repr(base_url))
     try:
         parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError for a port that is not a number
     except ValueError:
         raise ValueError(f"base_url is not a valid URL (check the host and port), got {shown}") from None
-    if "@" in parts.netloc or parts.username or parts.password:
-        raise ValueError(
-            f"base_url must not carry credentials (got {shown}); pass the key as api_key or OPENAI_API_KEY"
-        )
+    if "@" in parts.netloc:
+        raise ValueError(f"base_url must not carry credentials (got {shown}); pass the key as {key_hint}")
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError(f"base_url must start with http:// or https:// and name a host, got {shown}")
+    _check_url_characters(url, parts, shown)
     if parts.query or parts.fragment:
         raise ValueError(f"base_url must not have a query or fragment, got {shown}")
+    port = _url_port(parts, shown)
     if parts.path.endswith("/chat/completions"):
         raise ValueError(
             f"base_url is the API root without the endpoint: use {url[: -len('/chat/completions')]!r}, "
             f"not {shown}"
         )
-    port = parts.port or (443 if parts.scheme == "https" else 80)
     return url, parts.scheme, parts.hostname, port, parts.path + "/chat/completions"
 
 
@@ -369,15 +455,18 @@ class _ChatClient:
 
     Takes arguments already checked (``endpoint`` from :func:`_check_base_url`,
     ``proxy`` from :func:`_proxy_for`, ``key`` from :func:`_check_key`); the
-    model name only enters error messages.  ``timeout`` is a total deadline
-    per request; an answer longer than ``max_response_bytes`` is refused
-    unread.
+    model name only enters error messages, and so does ``key_source``: where
+    the key came from, as an HTTP 401/403 names it (e.g. ``"the environment
+    variable MY_KEY"``).  ``timeout`` is a total deadline per request; an
+    answer longer than ``max_response_bytes`` is refused unread.
     """
 
-    def __init__(self, endpoint, proxy, key: _Secret, timeout: float, model: str, max_response_bytes: int = 1 << 20):
+    def __init__(self, endpoint, proxy, key: _Secret, timeout: float, model: str, max_response_bytes: int = 1 << 20,
+                 key_source: str = _KEY_SOURCE):
         self.base_url, self._scheme, self._host, self._port, self._path = endpoint
         self._proxy = proxy
         self._key = key
+        self.key_source = key_source
         self.timeout = timeout
         self.model = model
         self.max_response_bytes = max_response_bytes
@@ -570,7 +659,7 @@ class _ChatClient:
         if status in (401, 403):
             raise AuthenticationError(
                 f"{self.url} answered HTTP {status} ({message}): the server refused the credentials. Check the API "
-                "key (the api_key argument or the OPENAI_API_KEY environment variable"
+                f"key ({self.key_source}"
                 + ("" if self._key else "; none was given")
                 + f") and that it may use the model {self.model!r}."
             )

@@ -44,6 +44,7 @@ from .._redact import redact
 from .._validation import check_bool, check_int, check_pairs, check_real, check_texts
 from .cache import CacheError, VerdictCache, owner_id
 from .client import (
+    _KEY_SOURCE,
     _backoff_delay,
     _ChatClient,
     _check_base_url,
@@ -209,8 +210,17 @@ class LLMJudge:
         The model name the server knows.
     api_key : str, optional
         Sent as ``Authorization: Bearer ...``.  Defaults to the environment
-        variable ``OPENAI_API_KEY``; with neither, or with ``api_key=""``, no
-        header is sent (local servers usually need none).
+        variable ``api_key_env`` names (``OPENAI_API_KEY`` unless given); with
+        neither, or with ``api_key=""``, no header is sent (local servers
+        usually need none).
+    api_key_env : str, optional
+        The name of the environment variable the key comes from: read when
+        ``api_key`` is None, and the place that messages about the key (HTTP
+        401/403, a key with spaces) tell you to check.  Pass it when you read
+        the key yourself, as ``python -m semvar judge --api-key-env NAME``
+        does.  Without it the key is read from ``OPENAI_API_KEY`` and messages
+        name "the api_key argument or the OPENAI_API_KEY environment
+        variable".
     prompt : str, default="liu2025"
         ``"liu2025"`` or ``"liu2025_format"`` (appendix C, first and second
         prompt), or a template containing ``{text_A}`` and ``{text_B}``.
@@ -269,8 +279,11 @@ class LLMJudge:
     Raises
     ------
     ValueError
-        For a malformed ``base_url``, an unknown prompt name or a template
-        without both placeholders, or out-of-range numbers.
+        For a malformed ``base_url`` (not http(s); credentials, a query or a
+        fragment; spaces, control characters or unescaped characters in the
+        path; a host that is no host name; a port outside 1 to 65535), an
+        unknown prompt name or a template without both placeholders, a bad
+        ``api_key`` or ``api_key_env``, or out-of-range numbers.
     CacheError
         When ``cache_path`` cannot be used (see :class:`VerdictCache`).
 
@@ -309,6 +322,7 @@ class LLMJudge:
         model: str,
         *,
         api_key: str | None = None,
+        api_key_env: str | None = None,
         prompt: str = "liu2025",
         cache_path: str | os.PathLike | None = None,
         timeout: float = 30.0,
@@ -324,7 +338,18 @@ class LLMJudge:
         progress: bool = True,
         random_state: int | None = None,
     ):
-        endpoint = _check_base_url(base_url)
+        if api_key_env is not None and (
+            not isinstance(api_key_env, str) or not api_key_env or "=" in api_key_env
+            or any(c.isspace() or not c.isprintable() for c in api_key_env)
+        ):
+            raise ValueError(
+                "api_key_env must be None or the name of an environment variable (no spaces, '=' or control "
+                f"characters), got {api_key_env!r}"
+            )
+        key_source = _KEY_SOURCE if api_key_env is None else f"the environment variable {api_key_env}"
+        endpoint = _check_base_url(
+            base_url, "api_key or OPENAI_API_KEY" if api_key_env is None else f"api_key or {api_key_env}"
+        )
         proxy = _proxy_for(endpoint[1], endpoint[2])
         self.base_url = endpoint[0]
         if not isinstance(model, str) or not model.strip():
@@ -333,10 +358,10 @@ class LLMJudge:
         self.prompt = prompt if isinstance(prompt, str) and prompt in PROMPTS else "custom"
         self.template = _check_template(prompt)
         if api_key is None:
-            api_key = os.environ.get("OPENAI_API_KEY")
+            api_key = os.environ.get(api_key_env or "OPENAI_API_KEY")
         if api_key is not None and not isinstance(api_key, str):
             raise ValueError(f"api_key must be a string or None, got {type(api_key).__name__}")
-        key = _Secret(_check_key(api_key))
+        key = _Secret(_check_key(api_key, key_source))
         if key and proxy is not None and endpoint[1] == "http" and not _is_loopback(proxy[0]):
             warnings.warn(
                 f"the API key will go in clear text (plain http) through the proxy {proxy[0]}:{proxy[1]}, taken from "
@@ -368,7 +393,9 @@ class LLMJudge:
             except CacheError:
                 self.cache.close()
                 raise
-        self._client = _ChatClient(endpoint, proxy, key, self.timeout, self.model, self.max_response_bytes)
+        self._client = _ChatClient(
+            endpoint, proxy, key, self.timeout, self.model, self.max_response_bytes, key_source=key_source
+        )
         self.stats = JudgeStats()
         self._stats_lock = threading.Lock()
         self._stop = threading.Event()
@@ -433,9 +460,11 @@ class LLMJudge:
             host, another request the server rejects (4xx), or HTTP 200
             answers that are not chat-completions JSON from the start.
         CacheError
-            When the cache cannot be read.  A finished call that cannot be
-            stored (the file stays locked) is returned, counted in
-            ``stats.uncached`` and logged, not lost.
+            When the cache cannot be read, or holds a verdict other than 0 or
+            1 for a pair asked (a file changed by something else is refused,
+            not trusted).  A finished call that cannot be stored (the file
+            stays locked) is returned, counted in ``stats.uncached`` and
+            logged, not lost.
         KeyboardInterrupt
             Passed on after the requests in flight are cancelled; every call
             that finished before is in the cache.
@@ -464,8 +493,9 @@ class LLMJudge:
             forged = forged_heading(self.template, t)
             if forged is not None:
                 raise ValueError(
-                    f"texts[{i}] holds the line {forged!r}, which is also a line of the prompt: pasted into it, the "
-                    "prompt would no longer say where the text ends. Reword or remove that line of the text."
+                    f"texts[{i}] holds the line {forged!r}, which is (or begins with) a line of the prompt: pasted "
+                    "into it, the prompt would no longer say where the text ends. Reword or remove that line of the "
+                    "text."
                 )
         return texts
 

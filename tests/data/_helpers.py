@@ -56,6 +56,10 @@ class Origin:
         self.cut: set[str] = set()  # origin paths whose body stops half-way
         self.trickle: dict[str, tuple[float, bool]] = {}  # origin path -> (seconds between bytes, headers too)
         self.trickled = 0  # bytes sent by trickling answers
+        self.headers: dict[str, dict[str, str]] = {}  # origin path -> headers sent with it (Content-Length replaced)
+        self.endless: set[str] = set()  # origin paths whose body goes on (zeros, no Content-Length) until the client leaves
+        self.sent = 0  # bytes of endless answers sent
+        self.asked_with: list[dict[str, str]] = []  # the headers of each request
         self.stop = threading.Event()
         origin = self
 
@@ -65,6 +69,7 @@ class Origin:
 
             def do_GET(self):
                 origin.requests.append(self.path)
+                origin.asked_with.append(dict(self.headers.items()))
                 prefix = f"/{data.YE_REPO}/{data.YE_COMMIT}/"
                 rel = self.path[len(prefix):] if self.path.startswith(prefix) else None
                 body = origin.overrides.get(rel)
@@ -90,9 +95,15 @@ class Origin:
                     except OSError:
                         pass
                     return
+                if rel in origin.endless:
+                    self._endless(body)
+                    return
+                extra = dict(origin.headers.get(rel, {}))
                 self.send_response(200)
                 self.send_header("Content-Type", "application/octet-stream")
-                self.send_header("Content-Length", str(len(body)))
+                self.send_header("Content-Length", extra.pop("Content-Length", str(len(body))))
+                for name, value in extra.items():
+                    self.send_header(name, value)
                 self.end_headers()
                 if rel in origin.cut:
                     self.wfile.write(body[: len(body) // 2])
@@ -100,6 +111,22 @@ class Origin:
                     self.close_connection = True
                     return
                 self.wfile.write(body)
+
+            def _endless(self, body):  # the body, then zeros for ever (until the client leaves or the test ends)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/octet-stream")
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.close_connection = True
+                zeros = bytes(1 << 16)
+                try:
+                    self.wfile.write(body)
+                    origin.sent += len(body)
+                    while not origin.stop.is_set():
+                        self.wfile.write(zeros)
+                        origin.sent += len(zeros)
+                except OSError:
+                    pass
 
         self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True

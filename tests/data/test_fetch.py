@@ -3,6 +3,7 @@ report), and fetch_github against a stand-in origin on 127.0.0.1 (verify, cache,
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import socket
 import warnings
@@ -12,6 +13,7 @@ import pytest
 
 from semvar import data
 from semvar.data import DataNotFoundError
+from semvar.data import _fetch as fetch_module
 from semvar.data._fetch import _load_pinned, _pinned_files
 
 from ._helpers import cache_files
@@ -179,3 +181,80 @@ def test_mirror_credentials_are_never_shown(fresh, monkeypatch, mirror, secrets)
         for secret in secrets:
             assert secret not in text, text
     assert err.value.__cause__ is None and err.value.__suppress_context__  # no chained message with the URL
+
+
+# --------------------------------------------------------------------------- compressed answers and answers too long
+_BOMB = gzip.compress(bytes(32 << 20), compresslevel=9)  # 32 KiB that inflate to 32 MiB of zeros
+
+
+@pytest.mark.parametrize("pinned", [True, False], ids=["pinned", "no-sha256"])
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br", "GZIP", "identity, gzip"])
+def test_a_compressed_answer_is_refused_never_inflated(bare_origin, fresh, pinned, encoding):
+    written = []
+    bare_origin.overrides["some/file.bin"] = _BOMB
+    bare_origin.headers["some/file.bin"] = {"Content-Encoding": encoding}
+    with pytest.raises(ValueError, match=rf"refused .*/some/file.bin: the server sent it with Content-Encoding "
+                                         rf"{encoding!r}") as err:
+        written.append(_fetch("some/file.bin", _BODY_SHA if pinned else None))
+    assert "not decoded" in str(err.value) and written == []
+    assert cache_files(fresh / "cache") == []
+    # the request asked for the bytes as they are
+    assert bare_origin.asked_with[-1].get("Accept-Encoding") == "identity"
+
+
+def test_an_identity_answer_is_taken(bare_origin, fresh):
+    bare_origin.overrides["some/file.bin"] = _BODY
+    bare_origin.headers["some/file.bin"] = {"Content-Encoding": "identity"}
+    assert _fetch("some/file.bin", _BODY_SHA).read_bytes() == _BODY
+
+
+def test_an_answer_longer_than_the_pinned_size_is_cut_off(bare_origin, fresh):
+    bare_origin.overrides["some/file.bin"] = _BODY
+    bare_origin.endless.add("some/file.bin")  # the file's bytes, then zeros without end and no Content-Length
+    with pytest.raises(ValueError, match=rf"refused .*/some/file.bin: the server sent more than the {len(_BODY)} "
+                                         "bytes of the pinned file"):
+        data.fetch_github(data.YE_REPO, data.YE_COMMIT, "some/file.bin", _BODY_SHA, size=len(_BODY), progress=False)
+    assert cache_files(fresh / "cache") == []
+    assert bare_origin.sent < 64 << 20  # stopped at once, not at a deadline
+
+
+def test_a_longer_content_length_than_the_pinned_size_is_refused_unread(bare_origin, fresh):
+    bare_origin.overrides["some/file.bin"] = _BODY + b"!"
+    with pytest.raises(ValueError, match=rf"announces {len(_BODY) + 1} bytes .*the pinned file has {len(_BODY)}"):
+        data.fetch_github(data.YE_REPO, data.YE_COMMIT, "some/file.bin", _BODY_SHA, size=len(_BODY), progress=False)
+    assert cache_files(fresh / "cache") == []
+    assert data.fetch_github(data.YE_REPO, data.YE_COMMIT, "some/file.bin", None, size=len(_BODY) + 1,
+                             progress=False).read_bytes() == _BODY + b"!"
+
+
+def test_without_a_pinned_size_a_download_has_a_ceiling(bare_origin, fresh, monkeypatch):
+    monkeypatch.setattr(fetch_module, "_MAX_BYTES", 1 << 20)
+    bare_origin.overrides["some/file.bin"] = _BODY
+    bare_origin.endless.add("some/file.bin")
+    with pytest.raises(ValueError, match=r"refused .*/some/file.bin: the server sent more than 1048576 bytes, the "
+                                         r"most a file without a pinned size may have"):
+        _fetch("some/file.bin", None)
+    assert cache_files(fresh / "cache") == []
+    bare_origin.overrides["other.bin"] = bytes(2 << 20)  # announced too long: refused before its body is read
+    with pytest.raises(ValueError, match=r"announces 2097152 bytes, more than 1048576"):
+        data.fetch_github(data.YE_REPO, data.YE_COMMIT, "other.bin", None, progress=False)
+
+
+def test_a_pinned_origin_may_give_each_file_its_size(bare_origin, fresh):
+    body = b"x\n1\n2\n"
+    origin = {"repo": data.YE_REPO, "commit": data.YE_COMMIT, "licence": "MIT", "subdir": "toy",
+              "files": {"t.csv": ("data/t.csv", hashlib.sha256(body).hexdigest(), len(body))}}
+    bare_origin.overrides["data/t.csv"] = body
+    with pytest.warns(UserWarning, match="fetching it"):
+        assert _load_pinned(origin, None, "the toy table", _frame)["x"].tolist() == [1, 2]
+    origin["files"]["t.csv"] = ("data/u.csv", hashlib.sha256(body).hexdigest(), len(body))
+    bare_origin.overrides["data/u.csv"] = body
+    bare_origin.endless.add("data/u.csv")
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match=r"more than the 6 bytes of the pinned file"):
+        _load_pinned(origin, None, "the toy table", _frame)
+
+
+@pytest.mark.parametrize("size", [-1, 1.5, True, "10"])
+def test_a_bad_size_is_named(fresh, size):
+    with pytest.raises(ValueError, match=r"size must be None or a whole number of bytes >= 0, got"):
+        data.fetch_github("o/r", "a" * 40, "x", None, size=size)

@@ -14,10 +14,11 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from semvar.graph import all_pairs
 from semvar.llm import PROMPTS, LLMJudge, VerdictCache
-from semvar.llm.cache import owner_id
+from semvar.llm.cache import CacheError, owner_id
 from semvar.testing import SimulatedEndpoint
 
 from ._helpers import corpus, fast_judge, truth, wait_until
@@ -102,3 +103,65 @@ def test_claims_let_one_process_make_each_call(tmp_path):
     assert cache.claim(key, other, 30.0) == ("stored", True)
     assert cache.put(key, "m", "sha", "a cat", "one cat", False, "FALSE.") is True
     cache.close()
+
+
+# --------------------------------------------------------------------------- tampered verdicts are refused, never trusted
+TAMPERED = ["FALSE", "TRUE", -1, 2, 0.5, None, b"\x01", "", 1.5]
+
+
+def _tampered_cache(tmp_path, value):
+    """A cache holding one verdict, then ``value`` written over it by hand (a table without NOT NULL for None)."""
+    path = tmp_path / "c.sqlite"
+    key = VerdictCache.key("m", "t", "a", "b")
+    cache = VerdictCache(path)
+    cache.put(key, "m", "sha", "a", "b", False, "FALSE")
+    cache.close()
+    con = sqlite3.connect(path)
+    if value is None:  # the same columns, without the NOT NULL a writer would need to bypass
+        con.execute("ALTER TABLE verdicts RENAME TO old")
+        con.execute("CREATE TABLE verdicts (key TEXT PRIMARY KEY, model TEXT, template_sha TEXT, text_a TEXT, "
+                    "text_b TEXT, verdict INTEGER, answer TEXT, created REAL)")
+        con.execute("INSERT INTO verdicts SELECT * FROM old")
+        con.execute("DROP TABLE old")
+    con.execute("UPDATE verdicts SET verdict = ?", (value,))
+    con.commit()
+    con.close()
+    return path, key
+
+
+@pytest.mark.parametrize("value", TAMPERED, ids=repr)
+def test_a_tampered_verdict_is_refused_naming_the_file_and_the_row(tmp_path, value):
+    path, key = _tampered_cache(tmp_path, value)
+    cache = VerdictCache(path)
+    for read in (lambda: cache.get_many([key]), lambda: cache.claim(key, owner_id(), 10.0),
+                 lambda: cache.put(key, "m", "sha", "a", "b", True, "TRUE")):
+        with pytest.raises(CacheError, match="verdict") as err:
+            read()
+        text = str(err.value)
+        assert str(path) in text and key in text and repr(value) in text and "0 or 1" in text
+    cache.close()
+
+
+@pytest.mark.parametrize("value", [0, 1, 1.0, "1", "0"], ids=repr)
+def test_the_verdicts_a_cache_stores_are_read(tmp_path, value):
+    # 0 and 1, the only verdicts put() writes; SQLite's INTEGER affinity stores 1.0 and '1' as the integer 1
+    path, key = _tampered_cache(tmp_path, value)
+    cache = VerdictCache(path)
+    assert cache.get_many([key]) == {key: bool(int(value))}
+    assert cache.claim(key, owner_id(), 10.0) == ("stored", bool(int(value)))
+    assert cache.put(key, "m", "sha", "a", "b", not bool(int(value)), "x") is bool(int(value))
+    cache.close()
+
+
+def test_a_judge_refuses_a_tampered_cache_rather_than_read_true(tmp_path):
+    texts, labels = corpus(2, 2)
+    cache = tmp_path / "c.sqlite"
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        fast_judge(ep, cache_path=cache).pairs(texts, [[0, 2]])  # two meanings: FALSE
+        con = sqlite3.connect(cache)
+        con.execute("UPDATE verdicts SET verdict = 'FALSE'")
+        con.commit()
+        con.close()
+        with pytest.raises(CacheError, match=r"holds the verdict 'FALSE'"):
+            fast_judge(ep, cache_path=cache).pairs(texts, [[0, 2]])
+        assert ep.n_requests == 1

@@ -201,3 +201,71 @@ def test_key_echoed_by_the_server_is_redacted_from_cache_and_logs(tmp_path, capl
     for f in glob.glob(str(cache) + "*"):
         with open(f, "rb") as fh:
             assert KEY.encode() not in fh.read()
+
+
+# --------------------------------------------------------------------------- where the key came from; malformed base URLs
+def test_a_401_names_the_environment_variable_the_key_came_from(monkeypatch):
+    texts, labels = corpus(2, 2)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.setenv("MY_JUDGE_KEY", "sk-wrong-" + KEY[::-1])
+    with SimulatedEndpoint(dict(zip(texts, labels)), api_key=KEY) as ep:
+        with pytest.raises(AuthenticationError) as err:  # the key read from the variable it names
+            LLMJudge(ep.base_url, "m", api_key_env="MY_JUDGE_KEY", progress=False).pairs(texts, [[0, 1]])
+        assert "401" in str(err.value) and "the environment variable MY_JUDGE_KEY" in str(err.value)
+        assert "OPENAI_API_KEY" not in str(err.value) and "api_key argument" not in str(err.value)
+        with pytest.raises(AuthenticationError) as err:  # a key the caller read itself (as the command line does)
+            LLMJudge(ep.base_url, "m", api_key="", api_key_env="MY_JUDGE_KEY", progress=False).pairs(texts, [[0, 1]])
+        assert "the environment variable MY_JUDGE_KEY; none was given" in str(err.value)
+        assert "OPENAI_API_KEY" not in str(err.value)
+        monkeypatch.setenv("MY_JUDGE_KEY", KEY)
+        ok = LLMJudge(ep.base_url, "m", api_key_env="MY_JUDGE_KEY", progress=False)
+        assert ok.pairs(texts, [[0, 1]]).tolist() == [True]
+    with pytest.raises(ValueError, match=r"^api_key \(the environment variable MY_JUDGE_KEY\) contains spaces") as err:
+        LLMJudge("http://127.0.0.1:9/v1", "m", api_key="a b", api_key_env="MY_JUDGE_KEY")
+    assert "OPENAI_API_KEY" not in str(err.value)
+
+
+@pytest.mark.parametrize("name", ["", "A=B", "A\x00B", 3, "MY KEY"])
+def test_a_bad_api_key_env_is_named(name):
+    with pytest.raises(ValueError, match="api_key_env must be"):
+        LLMJudge("http://127.0.0.1:9/v1", "m", api_key="", api_key_env=name)
+
+
+@pytest.mark.parametrize(
+    "url, what",
+    [
+        ("http://127.0.0.1:8000/v 1", "a space"),
+        ("http://127.0.0.1:8000/v1 ", None),  # surrounding whitespace is stripped, as before
+        ("http://local host:8000/v1", "a space"),
+        ("http://127.0.0.1:8000/v1\t/x", "U+0009"),
+        ("http://127.0.0.1:8000/v\u00e91", "U+00E9"),
+        ("http://127.0.0.1:8000/v1\x7f", "U+007F"),
+        ("http://127.0.0.1:8000/v<1>", "'<'"),
+        ("http://127.0.0.1:8000/v1%2", "'%'"),
+        ("http://127.0.0.1:8000/{v1}", "'{'"),
+        ("http://exa_mple!.com/v1", "'!'"),
+    ],
+)
+def test_characters_not_allowed_in_a_url_are_refused_at_construction(url, what):
+    if what is None:
+        assert LLMJudge(url, "m", api_key="").base_url == url.strip()
+        return
+    with pytest.raises(ValueError, match=r"^base_url") as err:
+        LLMJudge(url, "m", api_key="")
+    assert what in str(err.value)
+
+
+@pytest.mark.parametrize("port", ["0", "00", "65536", "99999"])
+def test_a_port_out_of_range_is_refused_at_construction(port):
+    with pytest.raises(ValueError, match=rf"base_url has the port {int(port)}; a port is a number from 1 to 65535"):
+        LLMJudge(f"http://127.0.0.1:{port}/v1", "m", api_key="")
+
+
+@pytest.mark.parametrize("url, host_port", [("http://127.0.0.1:1/v1", "127.0.0.1:1"),
+                                            ("https://127.0.0.1:65535/v1", "127.0.0.1:65535"),
+                                            ("http://127.0.0.1/v1", "127.0.0.1:80"),
+                                            ("https://[::1]/v1", "::1:443"),
+                                            ("http://b\u00fccher.example/v1", "b\u00fccher.example:80")])
+def test_ports_in_range_and_default_ports_are_kept(url, host_port):
+    judge = LLMJudge(url, "m", api_key="")
+    assert f"{judge._client._host}:{judge._client._port}" == host_port
