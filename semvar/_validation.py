@@ -48,6 +48,10 @@ __all__ = [
     "float_dtype",
     "check_option_indices",
     "check_beta_params",
+    "check_unmasked",
+    "drop_masked",
+    "check_label_codes",
+    "check_verdicts",
 ]
 
 
@@ -461,3 +465,303 @@ def check_beta_params(a: object, b: object) -> tuple[float, float]:
     a = check_real(a, "a", low=0.0, low_open=True)
     b = check_real(b, "b", low=0.0, low_open=True)
     return a, b
+
+
+# --------------------------------------------------------------------------- numpy masked arrays
+def _masked_count(x: object) -> int:
+    """Number of masked entries of ``x`` (0 for anything but a :class:`numpy.ma.MaskedArray`)."""
+    return int(np.ma.getmaskarray(x).sum()) if np.ma.isMaskedArray(x) else 0
+
+
+def check_unmasked(x: object, name: str) -> object:
+    """Refuse a numpy masked array with a masked entry; return its data when nothing is masked.
+
+    ``np.asarray`` drops a mask without a word, so a function that does not
+    read masks calls this first: a masked entry is then an error that names
+    the argument, not a value silently used.  Anything that is not a masked
+    array is returned as it is.
+
+    >>> check_unmasked(np.ma.MaskedArray([1.0, 2.0], mask=False), "score")
+    array([1., 2.])
+    >>> check_unmasked(np.ma.MaskedArray([1.0, 2.0], mask=[0, 1]), "score")
+    Traceback (most recent call last):
+    ...
+    ValueError: score is a masked array with 1 masked entry (of 2); this function does not read a mask: pass score.compressed() (with the same entries left out of any paired argument) or score.filled(value)
+    """
+    if not np.ma.isMaskedArray(x):
+        return x
+    k = _masked_count(x)
+    if k:
+        leave = (f"{name}.compressed() (with the same entries left out of any paired argument)" if np.ndim(x) <= 1
+                 else f"the rows of {name} without a masked entry")
+        raise ValueError(
+            f"{name} is a masked array with {k} masked {'entry' if k == 1 else 'entries'} (of {np.size(x)}); this "
+            f"function does not read a mask: pass {leave} or {name}.filled(value)"
+        )
+    return np.ma.getdata(x)
+
+
+def drop_masked(arrays: list, names: list[str]) -> list:
+    """Leave out of every array the rows that any of them masks: the complete cases of paired arrays.
+
+    A row of an array with more than one axis is masked when any of its
+    entries is.  Masked arrays come back as plain ndarrays; other arrays are
+    indexed as they are (a list stays a list, so no value is converted).
+    When nothing is masked the arrays come back unchanged (a masked array
+    without a masked entry as its data).
+
+    Parameters
+    ----------
+    arrays : list of array-like
+        Paired arrays, one row per item (the same length where any is masked).
+    names : list of str
+        Their argument names, for the messages.
+
+    Returns
+    -------
+    list
+        The arrays without the masked rows.
+
+    Raises
+    ------
+    ValueError
+        If a masked array is paired with one of another length, or no row is left.
+
+    Examples
+    --------
+    >>> a = np.ma.MaskedArray([0.1, 0.9, 0.4], mask=[0, 1, 0])
+    >>> drop_masked([a, [0, 1, 1]], ["score", "positive"])
+    [array([0.1, 0.4]), [0, 1]]
+    """
+    if not any(_masked_count(a) for a in arrays):
+        return [np.ma.getdata(a) if np.ma.isMaskedArray(a) else a for a in arrays]
+    lengths = {_length(a) for a in arrays}
+    if len(lengths) != 1:
+        masked = [nm for a, nm in zip(arrays, names) if _masked_count(a)]
+        raise ValueError(
+            f"{' and '.join(names)} must have the same length to leave out the rows {' and '.join(masked)} "
+            f"{'masks' if len(masked) == 1 else 'mask'}, got lengths {sorted(lengths)}"
+        )
+    n = lengths.pop()
+    keep = np.ones(n, dtype=bool)
+    for a, nm in zip(arrays, names):
+        if _masked_count(a):
+            rows = np.ma.getmaskarray(a).reshape(n, -1).any(axis=1)
+            if rows.all():
+                raise ValueError(f"{nm}: every entry is masked, so nothing is left to compute with")
+            keep &= ~rows
+    if not keep.any():
+        raise ValueError(f"{' and '.join(names)}: every row is masked in one of them, so nothing is left to compute with")
+    out = []
+    for a in arrays:
+        if isinstance(a, np.ndarray):
+            out.append(np.ma.getdata(a)[keep])
+        else:
+            out.append([item for item, k in zip(a, keep) if k])
+    return out
+
+
+def _length(a: object) -> int:
+    """Rows of an array-like (0 for a scalar), without converting it."""
+    if isinstance(a, np.ndarray):
+        return a.shape[0] if a.ndim else 0
+    return len(a) if hasattr(a, "__len__") else 0
+
+
+# --------------------------------------------------------------------------- labels compared as values
+def _label_kind(x: object) -> str:
+    """The kind of one label: bool, number, str, bytes, or the name of its type."""
+    if isinstance(x, (bool, np.bool_)):
+        return "bool"
+    if isinstance(x, (numbers.Number, np.number)):
+        return "number"
+    if isinstance(x, (str, bytes)):
+        return type(x).__name__ if not isinstance(x, np.generic) else ("str" if isinstance(x, str) else "bytes")
+    return type(x).__name__
+
+
+def _kind_name(x: object) -> str:
+    kind = _label_kind(x)
+    return type(x).__name__ if kind == "number" else kind
+
+
+def check_label_codes(labels: ArrayLike, name: str = "labels", *, n: int | None = None) -> tuple[np.ndarray, list]:
+    """Labels as integer codes: compared as the values given, all of one kind, none missing.
+
+    Each distinct label gets a code ``0..K-1`` in the order ``np.unique`` sorts
+    them, so codes (and what is drawn per label) do not change for labels
+    numpy reads correctly.  A list is never passed through numpy's
+    fixed-width string dtype, which makes ``1`` and ``"1"`` one label and
+    drops trailing NULs (``"a"`` and ``"a\\x00"``).
+
+    Parameters
+    ----------
+    labels : array-like of shape (n,)
+        Hashable values of one kind: numbers (ints and floats are one kind),
+        strings, bytes, booleans, or other hashable objects of one type.
+    name : str, default="labels"
+        The argument's name, for the messages.
+    n : int or None, default=None
+        Required length.
+
+    Returns
+    -------
+    codes : ndarray of int64, shape (n,)
+    uniques : list
+        The distinct labels, ``uniques[codes[i]] == labels[i]``.
+
+    Raises
+    ------
+    ValueError
+        For a masked array with a masked entry, a single string, an array
+        that is not 1-D or is empty or of the wrong length, None, NaN or a
+        masked element among the labels, labels of more than one kind, or
+        unhashable labels.
+
+    Examples
+    --------
+    >>> codes, uniques = check_label_codes(["b", "a", "b", "a\\x00"])
+    >>> codes.tolist(), uniques
+    ([2, 0, 2, 1], ['a', 'a\\x00', 'b'])
+    >>> check_label_codes([1, "1"])
+    Traceback (most recent call last):
+    ...
+    ValueError: labels must hold labels of one kind, got int (1 at position 0) and str ('1' at position 1); labels are compared as values of one kind (so that, say, 1 and '1' are neither merged nor split silently): convert them to one kind first
+    """
+    labels = check_unmasked(labels, name)
+    if isinstance(labels, (str, bytes)):
+        raise ValueError(f"{name} must be a sequence of labels, got a single string")
+    if isinstance(labels, np.ndarray) and labels.dtype.kind in "biufcUSMm":
+        arr = labels  # one dtype: numpy compares its entries as values of one kind
+    else:
+        try:
+            arr = np.asarray(labels, dtype=object)  # every value as given: no conversion through numpy's str dtype
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{name} must be a 1-D sequence of labels: {exc}") from None
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} must have length {n}, got {arr.shape[0]}")
+    if arr.dtype != object:
+        if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} contains NaN or infinite values (at position {int(np.argmin(np.isfinite(arr)))})")
+        uniques, codes = np.unique(arr, return_inverse=True)
+        return codes.reshape(-1).astype(np.int64), uniques.tolist()
+    return _object_codes(arr.tolist(), name)
+
+
+def _object_codes(items: list, name: str) -> tuple[np.ndarray, list]:
+    """Codes of a list of Python labels (see :func:`check_label_codes`), by a dict: one kind, none missing."""
+    first: dict[str, int] = {}
+    for i, x in enumerate(items):
+        if x is None:
+            raise ValueError(f"{name} holds None at position {i}: every item needs a label")
+        if x is np.ma.masked:
+            raise ValueError(f"{name} holds a masked element at position {i}: every item needs a label")
+        if isinstance(x, (numbers.Real, np.floating)) and not isinstance(x, (bool, np.bool_)) and x != x:
+            raise ValueError(f"{name} contains NaN (at position {i}): every item needs a label")
+        first.setdefault(_label_kind(x), i)
+    if len(first) > 1:
+        (_, i), (_, j) = sorted(first.items(), key=lambda kv: kv[1])[:2]
+        a, b = items[i], items[j]
+        raise ValueError(
+            f"{name} must hold labels of one kind, got {_kind_name(a)} ({show(a)} at position {i}) and "
+            f"{_kind_name(b)} ({show(b)} at position {j}); labels are compared as values of one kind (so that, "
+            "say, 1 and '1' are neither merged nor split silently): convert them to one kind first"
+        )
+    if set(first) <= {"number", "bool"}:
+        arr = np.asarray(items)
+        if arr.dtype.kind in "biufc":  # plain numbers: numpy's order and codes, quickly
+            uniques, codes = np.unique(arr, return_inverse=True)
+            return codes.reshape(-1).astype(np.int64), uniques.tolist()
+    index: dict = {}
+    try:
+        raw = [index.setdefault(x, len(index)) for x in items]
+    except TypeError:
+        bad = next(i for i, x in enumerate(items) if not _hashable(x))
+        raise ValueError(f"{name} must hold hashable values; item {bad} is {type(items[bad]).__name__}") from None
+    uniques = list(index)
+    try:
+        order = sorted(range(len(uniques)), key=lambda u: uniques[u])
+    except TypeError:  # labels without an order (of one type): numbered by first appearance
+        order = list(range(len(uniques)))
+    rank = np.empty(len(uniques), dtype=np.int64)
+    rank[order] = np.arange(len(uniques))
+    return rank[np.asarray(raw, dtype=np.int64)], [uniques[u] for u in order]
+
+
+def _hashable(x: object) -> bool:
+    try:
+        hash(x)
+    except TypeError:
+        return False
+    return True
+
+
+# --------------------------------------------------------------------------- what a judge returns
+def check_verdicts(verdicts: object, m: int, *, source: str) -> np.ndarray:
+    """Check what a judge returned for ``m`` pairs before any of it is read; errors name ``source``.
+
+    Accepted: a 1-D array-like (or :class:`numpy.ma.MaskedArray`) of ``m``
+    booleans, or numbers in [0, 1]; NaN or a masked entry is a pair left
+    unjudged (as :func:`split_verdicts` reads them).
+
+    Parameters
+    ----------
+    verdicts : object
+        What ``judge.pairs(texts, pairs)`` returned.
+    m : int
+        Number of pairs asked.
+    source : str
+        Who returned it, e.g. ``"LLMJudge.pairs"``.
+
+    Returns
+    -------
+    ndarray or numpy.ma.MaskedArray
+        ``verdicts`` as an array (a masked array as it is).
+
+    Raises
+    ------
+    ValueError
+        For a generator, None, a mapping, strings, an array of another shape
+        or length, or a value outside [0, 1].
+
+    Examples
+    --------
+    >>> check_verdicts([True, False], 2, source="MyJudge.pairs").tolist()
+    [True, False]
+    >>> check_verdicts(["TRUE"], 1, source="MyJudge.pairs")
+    Traceback (most recent call last):
+    ...
+    ValueError: MyJudge.pairs returned strings ('TRUE',); expected one boolean verdict per pair (1): True/False, 0/1, or NaN or a masked entry for a pair left unjudged
+    """
+    expected = f"expected one boolean verdict per pair ({m}): True/False, 0/1, or NaN or a masked entry for a pair left unjudged"
+    if verdicts is None or isinstance(verdicts, (str, bytes, dict, set, frozenset)) or not (
+        isinstance(verdicts, np.ndarray) or hasattr(verdicts, "__len__")
+    ):
+        what = "None" if verdicts is None else f"a {type(verdicts).__name__}"  # "a generator", "a map", "a dict", ...
+        raise ValueError(f"{source} returned {what}; {expected}")
+    try:
+        arr = verdicts if np.ma.isMaskedArray(verdicts) else np.asarray(verdicts)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{source} returned {type(verdicts).__name__} that is not an array ({exc}); {expected}") from None
+    if arr.dtype.kind in "USO" and any(isinstance(x, (str, bytes)) for x in np.ma.getdata(arr).ravel()[:m + 1]):
+        shown = tuple(np.ma.getdata(arr).ravel()[:2].tolist())
+        raise ValueError(f"{source} returned strings {shown!r}; {expected}")
+    if arr.ndim != 1:
+        raise ValueError(f"{source} returned an array of shape {arr.shape}; {expected}")
+    if arr.shape[0] != m:
+        count = arr.shape[0]
+        raise ValueError(f"{source} returned {count} verdict{'' if count == 1 else 's'} for {m} pairs; {expected}")
+    try:
+        v = np.asarray(np.ma.getdata(arr), dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{source} returned values of type {arr.dtype}; {expected}") from None
+    judged = ~np.ma.getmaskarray(arr) & ~np.isnan(v)
+    bad = judged & ((v < 0) | (v > 1))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(f"{source} returned the value {float(v[i])!r} at position {i}; {expected}")
+    return arr

@@ -32,7 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.optimize import linear_sum_assignment
 
-from ._validation import check_int, check_labels, check_real
+from ._validation import check_int, check_label_codes, check_real
 
 __all__ = [
     "Bound",
@@ -102,11 +102,20 @@ def miscluster_error(true_labels: ArrayLike, est_labels: ArrayLike) -> int:
     Parameters
     ----------
     true_labels, est_labels : array-like of shape (n,)
+        Labels of one kind each, compared as the values given (see
+        :func:`semvar._validation.check_label_codes`).
 
     Returns
     -------
     int
         Twice the number of misclustered nodes.
+
+    Raises
+    ------
+    ValueError
+        If the two have different lengths, are empty or not 1-D, hold None
+        or NaN or labels of more than one kind (``1`` and ``"1"``), or are
+        masked arrays with a masked entry (every node needs both labels).
 
     Examples
     --------
@@ -115,15 +124,13 @@ def miscluster_error(true_labels: ArrayLike, est_labels: ArrayLike) -> int:
     >>> miscluster_error([0, 0, 1, 1], [0, 0, 0, 1])
     2
     """
-    t = check_labels(true_labels, "true_labels")
-    e = check_labels(est_labels, "est_labels", n=t.size)
-    _, ti = np.unique(t, return_inverse=True)
-    _, ei = np.unique(e, return_inverse=True)
+    ti, _ = check_label_codes(true_labels, "true_labels")
+    ei, _ = check_label_codes(est_labels, "est_labels", n=ti.size)
     m = max(ti.max(), ei.max()) + 1
     C = np.zeros((m, m), dtype=np.int64)
     np.add.at(C, (ti, ei), 1)
     r, c = linear_sum_assignment(-C)
-    return int(2 * (t.size - C[r, c].sum()))
+    return int(2 * (ti.size - C[r, c].sum()))
 
 
 # ---------------------------------------------------------------------------- checks

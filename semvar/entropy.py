@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_labels
+from ._validation import check_label_codes, check_unmasked, drop_masked
 
 __all__ = ["empirical_entropy", "entropy_from_counts"]
 
@@ -37,7 +37,9 @@ def entropy_from_counts(counts: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        If ``counts`` is not 1-D, has a negative or non-finite entry, or sums to zero.
+        If ``counts`` is not 1-D, has a negative or non-finite entry, sums to
+        zero, or is a masked array with a masked entry (an unknown count has
+        no share to leave out).
 
     Examples
     --------
@@ -46,7 +48,7 @@ def entropy_from_counts(counts: ArrayLike) -> float:
     >>> round(entropy_from_counts([1e308, 1e308]), 6)  # no overflow: only the proportions matter
     0.693147
     """
-    c = np.asarray(counts, dtype=float)
+    c = np.asarray(check_unmasked(counts, "counts"), dtype=float)
     if c.ndim != 1 or c.size == 0:
         raise ValueError(f"counts must be a non-empty 1-D array, got shape {c.shape}")
     if not np.all(np.isfinite(c)) or np.any(c < 0):
@@ -69,8 +71,11 @@ def empirical_entropy(labels: ArrayLike) -> float:
     Parameters
     ----------
     labels : array-like of shape (n,)
-        Cluster label of each text; any hashable values.  Only the sizes of
-        the clusters matter, so the result is invariant to relabelling.
+        Cluster label of each text: hashable values of one kind (numbers,
+        strings, ...), compared as given.  Only the sizes of the clusters
+        matter, so the result is invariant to relabelling.  A masked entry of
+        a :class:`numpy.ma.MaskedArray` is a text without a label and is left
+        out.
 
     Returns
     -------
@@ -80,7 +85,8 @@ def empirical_entropy(labels: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        If ``labels`` is empty or not 1-D.
+        If ``labels`` is empty (or every entry is masked) or not 1-D, holds
+        None or NaN, or mixes kinds of label (``1`` and ``"1"``).
 
     Examples
     --------
@@ -91,6 +97,6 @@ def empirical_entropy(labels: ArrayLike) -> float:
     >>> empirical_entropy([3, 3, 3])
     0.0
     """
-    arr = check_labels(labels)
-    _, counts = np.unique(arr, return_counts=True)
-    return entropy_from_counts(counts)
+    (labels,) = drop_masked([labels], ["labels"])
+    codes, _ = check_label_codes(labels)
+    return entropy_from_counts(np.bincount(codes))

@@ -16,6 +16,10 @@ answers are known to be right or wrong:
 :func:`rate_ci` gives a proportion with Wilson's (1927) or the exact
 Clopper-Pearson interval, and :func:`bootstrap_ci` a percentile bootstrap
 interval of any statistic of paired arrays.
+
+A question with a masked entry (:class:`numpy.ma.MaskedArray`) in any of the
+score and label arrays of the AUROC and AUARC functions is left out of all of
+them; :func:`bootstrap_ci`, whose statistic is arbitrary, refuses masked arrays.
 """
 
 from __future__ import annotations
@@ -25,7 +29,18 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import RandomStateLike, check_int, check_option, check_random_state, check_real, show
+from . import graph
+from ._validation import (
+    RandomStateLike,
+    check_int,
+    check_label_codes,
+    check_option,
+    check_random_state,
+    check_real,
+    check_unmasked,
+    drop_masked,
+    show,
+)
 
 __all__ = ["auroc", "auroc_ci", "mann_whitney_auc", "rate_ci", "auarc", "paired_auroc_difference", "bootstrap_ci"]
 
@@ -70,6 +85,7 @@ def auroc(score: ArrayLike, positive: ArrayLike) -> float:
     score : array-like of shape (n,)
         Higher means "more likely positive" (for an uncertainty: more likely wrong).
     positive : array-like of bool, shape (n,)
+        A question masked in ``score`` or ``positive`` is left out.
 
     Returns
     -------
@@ -96,7 +112,9 @@ def auroc_ci(score: ArrayLike, positive: ArrayLike, *, level: float = 0.95) -> t
     score : array-like of shape (n,)
         Higher means "more likely positive".
     positive : array-like of bool, shape (n,)
-        The event to predict (e.g. the plurality answer is wrong).
+        The event to predict (e.g. the plurality answer is wrong).  A question
+        masked (:class:`numpy.ma.MaskedArray`) in ``score`` or ``positive`` is
+        left out of both.
     level : float in (0, 1), default=0.95
 
     Returns
@@ -112,7 +130,8 @@ def auroc_ci(score: ArrayLike, positive: ArrayLike, *, level: float = 0.95) -> t
     ------
     ValueError
         Lengths differ, a score is not finite, or one class is empty or has
-        a single member (the variance needs two of each).
+        a single member (the variance needs two of each), also after the
+        masked questions are left out.
 
     Notes
     -----
@@ -134,6 +153,7 @@ def auroc_ci(score: ArrayLike, positive: ArrayLike, *, level: float = 0.95) -> t
     """
     from scipy.stats import norm, rankdata
 
+    score, positive = drop_masked([score, positive], ["score", "positive"])
     try:
         s = np.asarray(score, dtype=float)
     except (TypeError, ValueError) as exc:
@@ -173,6 +193,7 @@ def mann_whitney_auc(pos: ArrayLike, neg: ArrayLike) -> float:
     ----------
     pos, neg : array-like of shape (m,) and (n,)
         Finite scores of the positives and of the negatives; neither empty.
+        A masked entry (:class:`numpy.ma.MaskedArray`) is left out of its group.
 
     Returns
     -------
@@ -181,7 +202,7 @@ def mann_whitney_auc(pos: ArrayLike, neg: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        A score array that is not 1-D, not finite, or empty.
+        A score array that is not 1-D, not finite, or empty (or wholly masked).
 
     Examples
     --------
@@ -190,6 +211,7 @@ def mann_whitney_auc(pos: ArrayLike, neg: ArrayLike) -> float:
     >>> mann_whitney_auc([1.0], [1.0])
     0.5
     """
+    (pos,), (neg,) = drop_masked([pos], ["pos"]), drop_masked([neg], ["neg"])
     x, z = _check_score(pos, "pos"), _check_score(neg, "neg")
     if x.size == 0 or z.size == 0:
         raise ValueError(f"pos and neg must both be non-empty, got {x.size} and {z.size} scores")
@@ -264,7 +286,8 @@ def auarc(uncertainty: ArrayLike, correct: ArrayLike) -> float:
     uncertainty : array-like of shape (n,), n >= 1
         Higher = more uncertain.
     correct : array-like of bool or 0/1, shape (n,)
-        Whether each answer is right.
+        Whether each answer is right.  An answer masked in ``uncertainty`` or
+        ``correct`` is left out of both.
 
     Returns
     -------
@@ -277,8 +300,9 @@ def auarc(uncertainty: ArrayLike, correct: ArrayLike) -> float:
     Raises
     ------
     ValueError
-        If ``uncertainty`` is not 1-D, finite and non-empty, or ``correct``
-        is not boolean / 0-1 of the same length.
+        If ``uncertainty`` is not 1-D, finite and non-empty (after the masked
+        answers are left out), or ``correct`` is not boolean / 0-1 of the
+        same length.
 
     Notes
     -----
@@ -310,6 +334,7 @@ def auarc(uncertainty: ArrayLike, correct: ArrayLike) -> float:
     >>> auarc([0.5, 0.5], [1, 0])
     0.5
     """
+    uncertainty, correct = drop_masked([uncertainty, correct], ["uncertainty", "correct"])
     u = _check_score(uncertainty, "uncertainty")
     if u.size == 0:
         raise ValueError("uncertainty must not be empty")
@@ -328,12 +353,18 @@ def _check_boot(n_boot, level, random_state):
     return check_int(n_boot, "n_boot", low=1), _check_level(level), check_random_state(random_state)
 
 
+def _check_boot_memory(n_boot: int, rows: int, per_row: int = 8) -> None:
+    """Refuse ``n_boot`` resamples whose arrays (``per_row`` bytes a row of each) cannot fit in memory."""
+    what = f"n_boot = {n_boot:,} resamples" + (f" of {rows:,} rows" if rows else "")
+    graph.check_memory(per_row * n_boot * max(rows, 1) + 8 * n_boot, what, "use fewer resamples")
+
+
 def _resample_indices(n: int, n_boot: int, rng, strata: np.ndarray | None) -> np.ndarray:
-    """``(n_boot, n)`` row indices drawn with replacement (within each stratum when given)."""
+    """``(n_boot, n)`` row indices drawn with replacement (within each stratum, given as codes ``0..G-1``)."""
     if strata is None:
         return rng.integers(0, n, size=(n_boot, n))
     idx = np.empty((n_boot, n), dtype=np.int64)
-    _, inverse = np.unique(strata, return_inverse=True)
+    inverse = strata
     for g in range(inverse.max() + 1):
         members = np.flatnonzero(inverse == g)
         idx[:, members] = members[rng.integers(0, members.size, size=(n_boot, members.size))]
@@ -356,14 +387,17 @@ def bootstrap_ci(
         ``statistic(*arrays) -> float``, called on the original arrays and on
         each resample (the same rows of every array).
     *arrays : array-like, each of length n
-        At least one; the first axis is resampled.
+        At least one; the first axis is resampled.  A masked array with a
+        masked entry is refused (the statistic decides what a mask means:
+        leave the masked rows out first).
     n_boot : int, default=2000
         Number of resamples.
     level : float in (0, 1), default=0.95
     random_state : None, int or numpy.random.Generator, default=0
     strata : array-like of shape (n,), optional
         Resample within each stratum (each keeps its size), e.g. the classes
-        for an AUROC, so that every resample holds both.
+        for an AUROC, so that every resample holds both.  Labels of one kind
+        (see :func:`semvar._validation.check_label_codes`), none missing.
 
     Returns
     -------
@@ -374,9 +408,12 @@ def bootstrap_ci(
     Raises
     ------
     ValueError
-        If ``statistic`` is not callable, no array is given, the arrays'
-        lengths differ or are 0, ``strata`` has the wrong length, or
-        ``n_boot``, ``level`` or ``random_state`` is invalid; also if the
+        If ``statistic`` is not callable, no array is given, an array is a
+        masked array with a masked entry, the arrays' lengths differ or are
+        0, ``strata`` has the wrong length, holds None or NaN or labels of
+        more than one kind, ``n_boot``, ``level`` or ``random_state`` is
+        invalid, or the ``(n_boot, n)`` resample indices would not fit in
+        the memory available (:func:`semvar.graph.check_memory`); also if the
         statistic is not finite on the data or on a resample.
 
     Examples
@@ -389,7 +426,7 @@ def bootstrap_ci(
         raise ValueError(f"statistic must be callable, got {show(statistic)}")
     if not arrays:
         raise ValueError("bootstrap_ci needs at least one array")
-    arrs = [np.asarray(a) for a in arrays]
+    arrs = [np.asarray(check_unmasked(a, f"arrays[{i}]")) for i, a in enumerate(arrays)]
     n = arrs[0].shape[0] if arrs[0].ndim else 0
     for i, a in enumerate(arrs):
         if a.ndim == 0 or a.shape[0] != n:
@@ -399,9 +436,12 @@ def bootstrap_ci(
     n_boot, level, rng = _check_boot(n_boot, level, random_state)
     g = None
     if strata is not None:
-        g = np.asarray(strata)
-        if g.shape != (n,):
-            raise ValueError(f"strata must have shape ({n},), got {g.shape}")
+        strata = check_unmasked(strata, "strata")
+        shape = np.shape(strata) if isinstance(strata, np.ndarray) or not hasattr(strata, "__len__") else (len(strata),)
+        if shape != (n,):
+            raise ValueError(f"strata must have shape ({n},), got {shape}")
+        g, _ = check_label_codes(strata, "strata", n=n)
+    _check_boot_memory(n_boot, n, 16 if g is not None else 8)
     est = _finite(statistic(*arrs), "on the data")
     idx = _resample_indices(n, n_boot, rng, g)
     boot = np.array([_finite(statistic(*(a[row] for a in arrs)), f"on resample {b}") for b, row in enumerate(idx)])
@@ -435,7 +475,8 @@ def paired_auroc_difference(
     score_a, score_b : array-like of shape (n,)
         Two scores of the same ``n`` questions (higher = more likely positive).
     positive : array-like of bool, shape (n,)
-        The event both predict; at least two of each class.
+        The event both predict; at least two of each class.  A question
+        masked in any of the three arrays is left out of all three.
     n_boot : int, default=2000
     level : float in (0, 1), default=0.95
     random_state : None, int or numpy.random.Generator, default=0
@@ -450,8 +491,9 @@ def paired_auroc_difference(
     ------
     ValueError
         Scores not 1-D and finite, lengths that differ, ``positive`` not
-        boolean / 0-1 or with fewer than two of a class, or an invalid
-        ``n_boot``, ``level`` or ``random_state``.
+        boolean / 0-1 or with fewer than two of a class, an invalid
+        ``n_boot``, ``level`` or ``random_state``, or ``n_boot`` differences
+        that would not fit in the memory available.
 
     Notes
     -----
@@ -473,6 +515,7 @@ def paired_auroc_difference(
     >>> round(d, 4), bool(lo <= d <= hi)
     (0.3333, True)
     """
+    score_a, score_b, positive = drop_masked([score_a, score_b, positive], ["score_a", "score_b", "positive"])
     a = _check_score(score_a, "score_a")
     b = _check_score(score_b, "score_b")
     if b.shape != a.shape:
@@ -482,6 +525,7 @@ def paired_auroc_difference(
     if m < 2 or a.size - m < 2:
         raise ValueError(f"positive must hold at least two of each class, got {m} positives and {a.size - m} negatives")
     n_boot, level, rng = _check_boot(n_boot, level, random_state)
+    _check_boot_memory(n_boot, 0)
     pos, neg = np.flatnonzero(y), np.flatnonzero(~y)
     prep = [_auc_prep(s[pos], s[neg]) for s in (a, b)]
     ones_p, ones_n = np.ones(pos.size, dtype=np.int64), np.ones(neg.size, dtype=np.int64)

@@ -28,12 +28,15 @@ from ._validation import (
     check_bool,
     check_int,
     check_judge,
+    check_label_codes,
     check_option,
     check_pairs,
     check_probability,
     check_random_state,
     check_real,
     check_texts,
+    check_unmasked,
+    check_verdicts,
     show,
     split_verdicts,
 )
@@ -58,6 +61,8 @@ __all__ = [
     "REPRESENTATIVES",
     "EXTRAS",
     "available_memory",
+    "check_memory",
+    "MEMORY_CAP",
     "PAIR_LIST_BYTES",
     "JUDGED_PAIR_BYTES",
 ]
@@ -127,6 +132,79 @@ def _gib(nbytes: float) -> str:
     return f"{nbytes / 2**30:,.1f} GiB"
 
 
+#: The most memory a draw may take where :func:`available_memory` cannot read what is available (64 GiB).
+MEMORY_CAP = 64 * 2**30
+
+
+def check_memory(need: float, what: str, advice: str = "") -> None:
+    """Refuse, before allocating, work that needs more memory than is available; the message gives the estimate.
+
+    Estimates under 256 MiB pass without a look at the system.  Above that,
+    ``need`` is compared with :func:`available_memory` (read here, when
+    called, so one patched reader governs every check), or with
+    :data:`MEMORY_CAP` where that cannot be read.
+
+    Parameters
+    ----------
+    need : float
+        Estimated bytes.
+    what : str
+        What needs them, the start of the message (e.g. ``"n_boot = 10 resamples"``).
+    advice : str, default=""
+        What to do instead, the end of the message.
+
+    Raises
+    ------
+    ValueError
+        When ``need`` exceeds the memory available, or :data:`MEMORY_CAP` when that is unknown.
+
+    Examples
+    --------
+    >>> check_memory(2**20, "a small array")
+    >>> check_memory(2**70, "sizes: 10**20 labels", "use smaller blocks")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: sizes: 10**20 labels need about 1,099,511,627,776.0 GiB of memory, more than ...; use smaller blocks
+    """
+    if need < 2**28:  # below 256 MiB: not worth a look at the system
+        return
+    free = available_memory()
+    if free is None:
+        if need <= MEMORY_CAP:
+            return
+        room = f"the {_gib(MEMORY_CAP)} allowed when the memory available cannot be read (semvar.graph.MEMORY_CAP)"
+    elif need <= free:
+        return
+    else:
+        room = f"the {_gib(free)} of memory available"
+    raise ValueError(f"{what} need about {_gib(need)} of memory, more than {room}" + (f"; {advice}" if advice else ""))
+
+
+#: Bytes per pair at the peak of :func:`random_pairs` (measured with tracemalloc: 56; rounded up).
+_DRAWN_PAIR_BYTES = 64
+#: Bytes per edge at the peak of :func:`sample_sbm` (measured with tracemalloc: 100; rounded up).
+_SBM_EDGE_BYTES = 112
+
+
+def _high_count(slots: int, p: float) -> int:
+    """A count of Binomial(slots, p) draws that is almost never exceeded (six standard deviations above the mean)."""
+    if p <= 0 or slots <= 0:
+        return 0
+    if p >= 1:
+        return slots
+    mean = slots * p
+    return min(slots, int(mean + 6.0 * (mean * (1 - p)) ** 0.5) + 16)
+
+
+def _draw_bytes(slots: int, p: float) -> int:
+    """Bytes :func:`_sample_distinct` holds beyond the slots it returns: the uniform draw or the list of all slots."""
+    if slots <= 0 or p <= 0 or p >= 1:
+        return 0
+    if slots <= 5_000_000:
+        return 9 * slots  # one float and one boolean a slot
+    return 8 * slots if _high_count(slots, p) > slots // 50 else 0  # numpy lists every slot to draw a large share
+
+
 def _check_pair_memory(n: int) -> None:
     """Refuse an all-pairs list of ``n`` texts that cannot fit in the memory available, with the estimate."""
     m = n * (n - 1) // 2
@@ -169,6 +247,14 @@ def adjacency_from_verdicts(
         weight is the mean verdict.
     observed : scipy.sparse.csr_array, only if ``return_mask``
 
+    Raises
+    ------
+    ValueError
+        For ``n < 1``, ``pairs`` that are not an ``(m, 2)`` array of indices
+        into the texts (a masked array with a masked entry included: only
+        ``verdicts`` may be masked), or verdicts that are not one per pair in
+        [0, 1].
+
     Examples
     --------
     >>> A = adjacency_from_verdicts(3, [[0, 1], [1, 2]], [True, False])
@@ -176,7 +262,7 @@ def adjacency_from_verdicts(
     [[0, 1, 0], [1, 0, 0], [0, 0, 0]]
     """
     n = check_int(n, "n", low=1)
-    P = check_pairs(pairs, n)
+    P = check_pairs(check_unmasked(pairs, "pairs"), n)
     v, judged = split_verdicts(verdicts, P.shape[0])
     vj = v[judged]
     if vj.size and (vj.min() < 0 or vj.max() > 1):
@@ -251,6 +337,9 @@ def check_judged(
         was judged, fewer than ``min_share`` were, or (by default) some text
         asked about has no judged pair.  The message says how many pairs
         were judged and why the rest were not.
+    ValueError
+        For invalid ``pairs`` (a masked array with a masked entry included),
+        ``verdicts`` not one per pair, or an invalid ``min_share`` or ``reasons``.
 
     Examples
     --------
@@ -264,7 +353,7 @@ def check_judged(
     semvar.graph.UnjudgedError: none of the 2 pairs asked was judged (the judge left them unjudged)
     """
     n = check_int(n, "n", low=1)
-    P = check_pairs(pairs, n)
+    P = check_pairs(check_unmasked(pairs, "pairs"), n)
     _, judged = split_verdicts(verdicts, P.shape[0])
     if min_share is not None:
         min_share = check_probability(min_share, "min_share")
@@ -319,28 +408,67 @@ def judge_graph(
     UnjudgedError
         When the judge left so many pairs unjudged that some text has none
         (see :func:`check_judged`).
+    ValueError
+        For invalid ``texts`` or ``pairs`` (a masked array with a masked entry
+        included), or when ``judge.pairs`` returns anything but one verdict
+        per pair (a generator, strings, another length or shape, a value
+        outside [0, 1]): the message names the judge's class.
+    TypeError
+        For a ``judge`` without a ``pairs`` method.
     """
     check_judge(judge)
     texts = check_texts(texts)
     n = len(texts)
-    P = all_pairs(n) if pairs is None else check_pairs(pairs, n)
-    verdicts = judge.pairs(texts, P)
+    P = all_pairs(n) if pairs is None else check_pairs(check_unmasked(pairs, "pairs"), n)
+    verdicts = _ask(judge, texts, P)
     stats = getattr(judge, "stats", None)
     why = stats.why_unjudged() if callable(getattr(stats, "why_unjudged", None)) else None
     check_judged(P, verdicts, n, reasons=why or None)
     return adjacency_from_verdicts(n, P, verdicts, return_mask=return_mask)
 
 
+def _ask(judge: object, texts: list[str], P: np.ndarray) -> np.ndarray:
+    """The judge's verdicts on pairs ``P`` of ``texts``, checked (:func:`~semvar._validation.check_verdicts`) before
+    any is read: what a judge returns that is not one verdict per pair is an error that names the judge."""
+    return check_verdicts(judge.pairs(texts, P), P.shape[0], source=f"{type(judge).__name__}.pairs")
+
+
 def block_labels(sizes: ArrayLike) -> np.ndarray:
     """Labels ``0..K-1`` repeated by block ``sizes``.
 
+    Parameters
+    ----------
+    sizes : array-like of int, shape (K,)
+        Positive block sizes.
+
+    Returns
+    -------
+    ndarray of int, shape (sum(sizes),)
+
+    Raises
+    ------
+    ValueError
+        If ``sizes`` is not a non-empty list of positive integers (a masked
+        array with a masked entry included), or the labels would not fit in
+        the memory available (:func:`check_memory`).
+
+    Examples
+    --------
     >>> block_labels([2, 3]).tolist()
     [0, 0, 1, 1, 1]
     """
-    s = check_array(sizes, "sizes", ndim=1, dtype=np.int64)
+    s = _check_sizes(sizes)
+    n = sum(int(x) for x in s)
+    check_memory(8 * n, f"sizes: {n:,} labels", "use smaller blocks")
+    return np.repeat(np.arange(s.size), s)
+
+
+def _check_sizes(sizes: ArrayLike) -> np.ndarray:
+    """Block sizes as an int64 array: non-empty, positive."""
+    s = check_array(check_unmasked(sizes, "sizes"), "sizes", ndim=1, dtype=np.int64)
     if s.size == 0 or s.min() < 1:
         raise ValueError(f"sizes must be a non-empty list of positive integers, got {show(s.tolist())}")
-    return np.repeat(np.arange(s.size), s)
+    return s
 
 
 def _triangle_index_to_pair(idx: np.ndarray, m: int):
@@ -402,16 +530,25 @@ def sample_sbm(
     -------
     scipy.sparse.csr_array of shape (n, n), float 0/1 entries.
 
+    Raises
+    ------
+    ValueError
+        For sizes that are not positive integers, probabilities outside
+        [0, 1] or a matrix ``p`` that is not symmetric of shape ``(K, K)``
+        (a masked array with a masked entry included), or a graph whose
+        expected edges would not fit in the memory available
+        (:func:`check_memory`; about 112 bytes an edge while it is drawn,
+        and 24 a node).
+
     Notes
     -----
     Memory and time are proportional to the number of edges, so graphs with a
     million nodes and tens of millions of edges are practical.
     """
-    s = block_labels(sizes)  # validates
-    sizes = np.bincount(s)
+    sizes = _check_sizes(sizes)
     K = sizes.size
     if q is None:
-        B = check_array(p, "p", ndim=2)
+        B = check_array(check_unmasked(p, "p"), "p", ndim=2)
         if B.shape != (K, K):
             raise ValueError(f"p must be a ({K}, {K}) matrix when q is None, got shape {B.shape}")
         if np.abs(B - B.T).max() > 0:
@@ -424,6 +561,7 @@ def sample_sbm(
         B = np.full((K, K), q)
         np.fill_diagonal(B, p)
     rng = check_random_state(random_state)
+    _check_sbm_memory(sizes, B)
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     rows, cols = [], []
     for a in range(K):
@@ -443,6 +581,22 @@ def sample_sbm(
     idx_dtype = np.int32 if n < 2**31 - 1 else np.int64
     upper = sp.coo_array((np.ones(r.size), (r.astype(idx_dtype), c.astype(idx_dtype))), shape=(n, n))
     return (upper + upper.T).tocsr()
+
+
+def _check_sbm_memory(sizes: np.ndarray, B: np.ndarray) -> None:
+    """Refuse a stochastic block model whose edges (about six standard deviations above their mean) cannot fit."""
+    s = [int(x) for x in sizes]
+    edges, transient = 0, 0
+    for a in range(len(s)):
+        for b in range(a, len(s)):
+            slots = s[a] * (s[a] - 1) // 2 if a == b else s[a] * s[b]
+            edges += _high_count(slots, float(B[a, b]))
+            transient = max(transient, _draw_bytes(slots, float(B[a, b])))
+    mean = sum(float(B[a, b]) * (s[a] * (s[a] - 1) / 2 if a == b else s[a] * s[b])
+               for a in range(len(s)) for b in range(a, len(s)))
+    nodes = sum(s)  # the sparse matrices' row pointers: 12 bytes a node measured (int32 indices), 24 allowed
+    check_memory(_SBM_EDGE_BYTES * edges + transient + 24 * (nodes + 1), f"sample_sbm: about {mean:,.0f} edges "
+                 f"(expected) of {nodes:,} nodes", "use smaller blocks or smaller probabilities")
 
 
 # ---------------------------------------------------------------------------
@@ -498,12 +652,12 @@ class DesignResult:
 
     def expand(self, unique_labels: ArrayLike) -> np.ndarray:
         """Labels of the unique texts -> labels of every text (duplicates share a label)."""
-        lab = np.asarray(unique_labels)
+        lab = unique_labels if np.ma.isMaskedArray(unique_labels) else np.asarray(unique_labels)
         if lab.ndim != 1 or lab.shape[0] != self.n_unique:
             raise ValueError(
                 f"unique_labels must have one entry per unique text ({self.n_unique}), got shape {lab.shape}"
             )
-        return lab[self.inverse]
+        return lab[self.inverse]  # a masked unique text's label stays masked in each of its copies
 
 
 def collapse_duplicates(
@@ -577,6 +731,24 @@ def random_pairs(n: int, s: float, *, random_state: int | np.random.Generator | 
     -------
     ndarray of shape (m, 2), rows ``(i, j)`` with ``i < j``; ``m ~ Binomial(n(n-1)/2, s)``.
 
+    Raises
+    ------
+    ValueError
+        For ``n < 1``, ``s`` outside [0, 1], an invalid ``random_state``, or a
+        draw that would not fit in the memory available (:func:`check_memory`;
+        about 64 bytes a pair drawn, and 8 bytes for each of the ``n(n-1)/2``
+        pairs when ``s`` is above about 1/50, where numpy lists them all to
+        draw without replacement).
+
+    Notes
+    -----
+    The ``n(n-1)/2`` pairs are never listed for a small ``s``: the number of
+    pairs is drawn first (binomial), then that many distinct positions in the
+    upper triangle (numpy's ``Generator.choice`` without replacement, by
+    Floyd's algorithm below a share of 1/50), mapped to ``(i, j)`` in closed
+    form.  At 40,000 texts and ``s = 1e-4`` that is about 80,000 pairs and
+    5 MB.
+
     Examples
     --------
     >>> random_pairs(4, 1.0).tolist()
@@ -587,7 +759,10 @@ def random_pairs(n: int, s: float, *, random_state: int | np.random.Generator | 
     n = check_int(n, "n", low=1)
     s = check_probability(s, "s")
     rng = check_random_state(random_state)
-    chosen = _sample_distinct(rng, n * (n - 1) // 2, s)
+    slots = n * (n - 1) // 2
+    check_memory(_DRAWN_PAIR_BYTES * _high_count(slots, s) + _draw_bytes(slots, s),
+                 f"random_pairs: about {slots * s:,.0f} pairs (expected) of {n:,} texts", "draw a smaller share s")
+    chosen = _sample_distinct(rng, slots, s)
     if chosen.size == 0:
         return np.zeros((0, 2), dtype=np.int64)
     r, c = _triangle_index_to_pair(chosen, n)
@@ -608,7 +783,7 @@ def _judged(judge, texts, first, pairs, design, inverse, labels=None, verdicts=N
     # the judge always sees the caller's texts; a unique text is asked about
     # through its first occurrence, so label-keyed simulated judges work too
     if verdicts is None:
-        verdicts = judge.pairs(texts, first[pairs]) if pairs.shape[0] else np.zeros(0, dtype=bool)
+        verdicts = _ask(judge, texts, first[pairs]) if pairs.shape[0] else np.zeros(0, dtype=bool)
     if pairs.shape[0]:  # a design may ask nothing (one distinct text, or s = 0); what it asks must be answered
         stats = getattr(judge, "stats", None)
         why = stats.why_unjudged() if callable(getattr(stats, "why_unjudged", None)) else None
@@ -634,6 +809,17 @@ def design_all_pairs(judge: object, texts: Sequence[str], *, collapse: bool = Tr
     Returns
     -------
     DesignResult
+
+    Raises
+    ------
+    ValueError
+        For invalid ``texts`` or design arguments, or when ``judge.pairs``
+        returns anything but one verdict per pair (a generator, strings,
+        another length or shape, a value outside [0, 1]): the message names
+        the judge's class.  An :class:`UnjudgedError` when a text asked about
+        got no verdict.
+    TypeError
+        For a ``judge`` without a ``pairs`` method.
 
     Examples
     --------
@@ -676,6 +862,17 @@ def design_random(
     Returns
     -------
     DesignResult
+
+    Raises
+    ------
+    ValueError
+        For invalid ``texts`` or design arguments, or when ``judge.pairs``
+        returns anything but one verdict per pair (a generator, strings,
+        another length or shape, a value outside [0, 1]): the message names
+        the judge's class.  An :class:`UnjudgedError` when a text asked about
+        got no verdict.
+    TypeError
+        For a ``judge`` without a ``pairs`` method.
 
     Examples
     --------
@@ -724,6 +921,17 @@ def design_greedy(
     DesignResult
         With ``labels`` (per text, numbered by first appearance).
 
+    Raises
+    ------
+    ValueError
+        For invalid ``texts`` or design arguments, or when ``judge.pairs``
+        returns anything but one verdict per pair (a generator, strings,
+        another length or shape, a value outside [0, 1]): the message names
+        the judge's class.  An :class:`UnjudgedError` when a text asked about
+        got no verdict.
+    TypeError
+        For a ``judge`` without a ``pairs`` method.
+
     Examples
     --------
     >>> from semvar.judges import OracleJudge
@@ -744,7 +952,7 @@ def design_greedy(
     for i in order:
         i = int(i)
         for c, r in enumerate(reps):
-            got = judge.pairs(texts, np.array([[first[r], first[i]]], dtype=np.int64))
+            got = _ask(judge, texts, np.array([[first[r], first[i]]], dtype=np.int64))
             _, ok = split_verdicts(got, 1)
             v = bool(np.ma.getdata(got)[0]) if ok[0] else None  # unjudged: not evidence of a difference
             asked.append((r, i))
@@ -926,8 +1134,11 @@ def refine_partition(
     ------
     ValueError
         For ``n < 1``, invalid ``pairs`` or ``verdicts``, ``labels`` of the
-        wrong length, ``rates`` that are not two probabilities with ``p > q``,
-        or ``max_iter < 1``.
+        wrong length, holding None or NaN or labels of more than one kind,
+        ``rates`` that are not two probabilities with ``p > q``, or
+        ``max_iter < 1``.  Only ``verdicts`` may be a masked array with
+        masked entries (unjudged pairs); masked ``pairs`` or ``labels`` are
+        refused.
 
     Notes
     -----
@@ -968,7 +1179,7 @@ def refine_partition(
     [0, 0, 0, 1, 1, 1]
     """
     n = check_int(n, "n", low=1)
-    P = check_pairs(pairs, n)
+    P = check_pairs(check_unmasked(pairs, "pairs"), n)
     v, judged = split_verdicts(verdicts, P.shape[0])
     if v[judged].size and (v[judged].min() < 0 or v[judged].max() > 1):
         raise ValueError("verdicts must be boolean, 0/1 or in [0, 1]")
@@ -979,9 +1190,11 @@ def refine_partition(
         A = adjacency_from_verdicts(n, P, np.ma.MaskedArray(np.nan_to_num(v), mask=~judged))
         labels = connected_components(A, directed=False)[1]
     else:
-        labels = np.asarray(labels)
-        if labels.ndim != 1 or labels.shape[0] != n:
-            raise ValueError(f"labels must have one entry per text ({n}), got shape {labels.shape}")
+        labels = check_unmasked(labels, "labels")
+        shape = np.shape(labels) if isinstance(labels, np.ndarray) else np.asarray(labels, dtype=object).shape
+        if len(shape) != 1 or shape[0] != n:
+            raise ValueError(f"labels must have one entry per text ({n}), got shape {shape}")
+        labels, _ = check_label_codes(labels, "labels", n=n)
     return _refine(n, P, v.astype(float), labels, max_iter, rates)
 
 
@@ -1110,8 +1323,9 @@ def design_representatives(
     ------
     ValueError
         For empty ``texts``, ``extra < 0``, an unknown ``representative`` or ``extras``,
-        a non-boolean ``refine`` or ``collapse``, or an ``order`` that is not
-        a permutation.
+        a non-boolean ``refine`` or ``collapse``, an ``order`` that is not
+        a permutation, or when ``judge.pairs`` returns anything but one
+        verdict per pair (the message names the judge's class).
     TypeError
         For a ``judge`` without a ``pairs`` method.
 
@@ -1168,7 +1382,7 @@ def design_representatives(
 
 def _check_order(order, m: int) -> np.ndarray:
     """``order`` as an int64 array, refused unless it is a permutation of ``0..m-1``."""
-    order = check_array(order, "order", ndim=1, dtype=np.int64)
+    order = check_array(check_unmasked(order, "order"), "order", ndim=1, dtype=np.int64)
     if order.shape[0] != m or not np.array_equal(np.sort(order), np.arange(m)):
         raise ValueError(f"order must be a permutation of 0..{m - 1}")
     return order
@@ -1185,7 +1399,7 @@ class _AskLog:
 
     def ask_one(self, a: int, b: int) -> bool | None:
         """Ask about unique texts ``a`` and ``b`` (through their first occurrences); None when unjudged."""
-        got = self.judge.pairs(self.texts, np.array([[self.first[a], self.first[b]]], dtype=np.int64))
+        got = _ask(self.judge, self.texts, np.array([[self.first[a], self.first[b]]], dtype=np.int64))
         _, ok = split_verdicts(got, 1)
         v = bool(np.ma.getdata(got)[0]) if ok[0] else None  # unjudged: not evidence of a difference
         self.asked.append((a, b))
@@ -1196,7 +1410,7 @@ class _AskLog:
     def ask(self, more: list[tuple[int, int]]) -> None:
         """Ask about the pairs ``more`` (already in :attr:`seen`) in one batch."""
         M = np.array(more, dtype=np.int64)
-        got = self.judge.pairs(self.texts, self.first[M])
+        got = _ask(self.judge, self.texts, self.first[M])
         vm, ok = split_verdicts(got, M.shape[0])
         self.asked.extend(more)
         self.verdicts.extend(np.where(ok, vm, np.nan).tolist())

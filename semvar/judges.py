@@ -12,6 +12,7 @@ about; real judges (embeddings, an LLM) read the texts.
 
 from __future__ import annotations
 
+import numbers
 import re
 import string
 from collections.abc import Callable, Iterator, Sequence
@@ -23,13 +24,14 @@ from numpy.typing import ArrayLike
 from ._validation import (
     RandomStateLike,
     check_array,
-    check_labels,
+    check_label_codes,
     check_pairs,
     check_probability,
     check_random_state,
     check_real,
     check_string,
     check_texts,
+    check_unmasked,
     split_verdicts,
 )
 
@@ -49,17 +51,30 @@ class Judge(Protocol):
 
 
 class _LabelledJudge:
+    """A judge that knows each text's meaning label: compared as values of one kind, none missing.
+
+    ``labels`` (the meanings as given) and ``codes`` (one integer per meaning,
+    :func:`~semvar._validation.check_label_codes`) are kept; verdicts compare
+    codes, so ``1`` and ``"1"`` (refused) or ``"a"`` and ``"a\\x00"`` (two
+    meanings) are never merged by numpy's string dtype.
+    """
+
     def __init__(self, labels: ArrayLike):
-        self.labels = check_labels(labels)
+        self.codes, uniques = check_label_codes(labels)
+        labels = check_unmasked(labels, "labels")
+        if not isinstance(labels, np.ndarray):  # numbers as a numeric array; anything else exactly as given
+            numeric = all(isinstance(u, (numbers.Number, np.number)) for u in uniques)
+            labels = np.asarray(labels) if numeric else np.asarray(labels, dtype=object)
+        self.labels = labels
 
     def _same(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         n = len(texts)
-        if n != self.labels.shape[0]:
+        if n != self.codes.shape[0]:
             raise ValueError(
-                f"this judge knows labels for {self.labels.shape[0]} texts but was given {n} texts"
+                f"this judge knows labels for {self.codes.shape[0]} texts but was given {n} texts"
             )
-        P = check_pairs(pairs, n)
-        return self.labels[P[:, 0]] == self.labels[P[:, 1]]
+        P = check_pairs(check_unmasked(pairs, "pairs"), n)
+        return self.codes[P[:, 0]] == self.codes[P[:, 1]]
 
 
 class OracleJudge(_LabelledJudge):
@@ -69,6 +84,13 @@ class OracleJudge(_LabelledJudge):
     ----------
     labels : array-like of shape (n,)
         True meaning class of each text, in the order the texts will be given.
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` is empty or not 1-D, holds None or NaN, mixes kinds of
+        label (``1`` and ``"1"``), or is a masked array with a masked entry;
+        labels are compared as the values given.
 
     Examples
     --------
@@ -94,6 +116,14 @@ class SBMJudge(_LabelledJudge):
         True meaning class of each text.
     p, q : float in [0, 1]
     random_state : None, int or numpy.random.Generator
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` is empty or not 1-D, holds None or NaN, mixes kinds of
+        label (``1`` and ``"1"``), or is a masked array with a masked entry;
+        labels are compared as the values given; or
+        for ``p`` or ``q`` outside [0, 1].
 
     Examples
     --------
@@ -130,6 +160,14 @@ class BlockJudge(_LabelledJudge):
         Symmetric matrix of probabilities in [0, 1].
     random_state : None, int or numpy.random.Generator
 
+    Raises
+    ------
+    ValueError
+        If ``labels`` are not integers ``0..K-1`` (or are refused as for
+        :class:`OracleJudge`), or ``B`` is not a symmetric matrix of
+        probabilities with a row per label (a masked array with a masked
+        entry included).
+
     Examples
     --------
     >>> j = BlockJudge([0, 1, 2], [[1, 1, 0], [1, 1, 0], [0, 0, 1]], random_state=0)
@@ -142,7 +180,7 @@ class BlockJudge(_LabelledJudge):
         lab = np.asarray(self.labels)
         if not np.issubdtype(lab.dtype, np.integer) or lab.min() < 0:
             raise ValueError("labels of a BlockJudge must be integers 0..K-1")
-        B = check_array(B, "B", ndim=2)
+        B = check_array(check_unmasked(B, "B"), "B", ndim=2)
         K = int(lab.max()) + 1
         if B.shape[0] != B.shape[1] or B.shape[0] < K:
             raise ValueError(f"B must be a square matrix with at least {K} rows (one per label), got shape {B.shape}")
@@ -184,6 +222,12 @@ class HardTextJudge(_LabelledJudge):
     p_hard : float in [0, 1], optional
         Defaults to ``q`` (a hard text looks like a different meaning to the judge).
     random_state : None, int or numpy.random.Generator
+
+    Raises
+    ------
+    ValueError
+        If ``labels`` is refused as for :class:`OracleJudge`, or a
+        probability lies outside [0, 1].
 
     Examples
     --------
@@ -296,7 +340,7 @@ class EmbeddingJudge:
                 U = embed(todo, self.model, progress=False)
             else:
                 U = self._encode(todo)
-            U = np.asarray(U, dtype=float)
+            U = np.asarray(check_unmasked(U, "the encoder's output"), dtype=float)
             if U.ndim != 2 or U.shape[0] != len(todo):
                 raise ValueError(f"the encoder returned shape {U.shape} for {len(todo)} texts")
             norms = np.linalg.norm(U, axis=1, keepdims=True)
@@ -309,7 +353,7 @@ class EmbeddingJudge:
     def cosine(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """Cosine similarity of the embeddings of each pair, shape ``(m,)``."""
         texts = list(texts) if not isinstance(texts, str) else texts
-        P = check_pairs(pairs, len(texts))
+        P = check_pairs(check_unmasked(pairs, "pairs"), len(texts))
         if P.shape[0] == 0:
             return np.zeros(0)
         U = self.embeddings(texts)
@@ -366,7 +410,7 @@ class LexicalJudge:
     def score(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """Jaccard index of the token sets of each pair, shape ``(m,)``."""
         texts = check_texts(texts)
-        P = check_pairs(pairs, len(texts))
+        P = check_pairs(check_unmasked(pairs, "pairs"), len(texts))
         sets = [self.tokens(t) for t in texts]
         out = np.empty(P.shape[0])
         for k, (i, j) in enumerate(P):
@@ -441,7 +485,8 @@ def estimate_pq(verdicts: ArrayLike, labels: ArrayLike, pairs: ArrayLike) -> PQE
         The judge's verdicts; a :class:`numpy.ma.MaskedArray` (or NaN in a float
         array) marks unjudged pairs, which are left out.
     labels : array-like, shape (n,)
-        True meaning of each text.
+        True meaning of each text: labels of one kind, compared as given
+        (see :func:`semvar._validation.check_label_codes`).
     pairs : array-like of int, shape (m, 2)
         The pairs the verdicts are about (indices into ``labels``).
 
@@ -454,8 +499,10 @@ def estimate_pq(verdicts: ArrayLike, labels: ArrayLike, pairs: ArrayLike) -> PQE
     Raises
     ------
     ValueError
-        If the lengths disagree, a pair index is out of range, or a verdict is
-        not boolean / 0-1.
+        If the lengths disagree, a pair index is out of range, a verdict is
+        not boolean / 0-1, ``labels`` holds None or NaN or labels of more than
+        one kind, or ``labels`` or ``pairs`` is a masked array with a masked
+        entry (only a verdict can be unjudged).
 
     Examples
     --------
@@ -463,8 +510,8 @@ def estimate_pq(verdicts: ArrayLike, labels: ArrayLike, pairs: ArrayLike) -> PQE
     >>> p, q
     (1.0, 0.0)
     """
-    lab = check_labels(labels)
-    P = check_pairs(pairs, lab.shape[0])
+    lab, _ = check_label_codes(labels)
+    P = check_pairs(check_unmasked(pairs, "pairs"), lab.shape[0])
     v, judged = split_verdicts(verdicts, P.shape[0])
     if np.any((v[judged] != 0) & (v[judged] != 1)):
         raise ValueError("verdicts must be boolean or 0/1")
@@ -682,7 +729,7 @@ class ExactMatchJudge:
     def pairs(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """Verdicts ``normalize_answer(t_i) == normalize_answer(t_j)`` for each pair."""
         texts = check_texts(texts)
-        P = check_pairs(pairs, len(texts))
+        P = check_pairs(check_unmasked(pairs, "pairs"), len(texts))
         norm = [self.normalized(t) for t in texts]
         return np.array([norm[i] == norm[j] for i, j in P], dtype=bool)
 
@@ -726,7 +773,7 @@ class RougeJudge:
     def score(self, texts: Sequence[str], pairs: ArrayLike) -> np.ndarray:
         """ROUGE-L F-measure of each pair, shape ``(m,)``."""
         texts = check_texts(texts)
-        P = check_pairs(pairs, len(texts))
+        P = check_pairs(check_unmasked(pairs, "pairs"), len(texts))
         toks = [self.tokens(t) for t in texts]
         return np.array([_rouge_l(toks[i], toks[j]) for i, j in P], dtype=float)
 

@@ -27,7 +27,15 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from scipy.sparse.csgraph import connected_components
 
-from ._validation import check_bool, check_int, check_judge, check_labels, check_pairs, check_texts, split_verdicts
+from ._validation import (
+    check_bool,
+    check_int,
+    check_judge,
+    check_label_codes,
+    check_pairs,
+    check_texts,
+    split_verdicts,
+)
 from .spectral import canonical_labels
 
 __all__ = [
@@ -77,7 +85,7 @@ def relation_from_partition(labels: ArrayLike) -> np.ndarray:
     >>> relation_from_partition([0, 0, 1]).astype(int).tolist()
     [[1, 1, 0], [1, 1, 0], [0, 0, 1]]
     """
-    lab = check_labels(labels)
+    lab, _ = check_label_codes(labels)  # compared as the values given: 1 and "1" refused, never merged
     return lab[:, None] == lab[None, :]
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from ._validation import check_bool, check_int, check_labels, check_texts, show
+from ._validation import check_bool, check_int, check_label_codes, check_texts, show
 
 if TYPE_CHECKING:  # sentence-transformers is imported when a model is loaded, not with the module
     from sentence_transformers import SentenceTransformer
@@ -269,7 +269,8 @@ def self_similarity_by_group(
     ------
     ValueError
         Bad ``embeddings`` (as in :func:`self_similarity`), ``groups`` of the
-        wrong length, or ``min_size < 2``.
+        wrong length, holding None or NaN or labels of more than one kind
+        (``1`` and ``"1"``), or ``min_size < 2``.
 
     Examples
     --------
@@ -278,9 +279,11 @@ def self_similarity_by_group(
     (['a', 'b'], [1.0, 0.7071], [2, 2])
     """
     arr = _as_embeddings(embeddings, min_rows=1)
-    g = check_labels(groups, "groups", n=arr.shape[0])
+    inverse, uniques = check_label_codes(groups, "groups", n=arr.shape[0])  # one kind, none missing, as given
     min_size = check_int(min_size, "min_size", low=2)
-    labels, inverse = np.unique(g, return_inverse=True)
+    labels = np.asarray(uniques)
+    if labels.dtype.kind in "US" and np.unique(labels).size < len(uniques):  # the str dtype would merge two groups
+        labels = np.array(uniques, dtype=object)
     G, d = labels.size, arr.shape[1]
     sums = np.zeros((G, d), dtype=np.float64)
     sq = np.zeros(G, dtype=np.float64)

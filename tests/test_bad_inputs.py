@@ -23,6 +23,7 @@ from semvar import (
     conformal,
     corpus,
     entropy,
+    evaluation,
     exchangeable,
     graph,
     judges,
@@ -175,3 +176,121 @@ def test_bad_input_raises_a_clear_error(name, fn, args, kwargs, data):
 @pytest.mark.parametrize("name, fn, args, kwargs", CASES, ids=[c[0] for c in CASES])
 def test_the_valid_calls_are_valid(name, fn, args, kwargs):
     fn(*args, **kwargs)  # otherwise the property above would test nothing but the first check
+
+
+# --------------------------------------------------------------------------- numpy masked arrays
+def _m(values, masked_at=-1):
+    """``values`` as a masked array with the entry (or row) at ``masked_at`` masked."""
+    arr = np.asarray(values)
+    mask = np.zeros(arr.shape, dtype=bool)
+    mask[masked_at] = True
+    return np.ma.MaskedArray(arr, mask=mask)
+
+
+SETS = np.array([[True, False], [True, True]])
+PAIRS = [[0, 1], [1, 2]]
+
+#: (name, call with a masked argument, the argument's name): refused, the message names the argument
+MASKED_REFUSED = [
+    ("entropy.entropy_from_counts", lambda: entropy.entropy_from_counts(_m([2, 1, 3])), "counts"),
+    ("evaluation.bootstrap_ci", lambda: evaluation.bootstrap_ci(np.mean, _m([1.0, 2.0, 3.0])), r"arrays\[0\]"),
+    ("evaluation.bootstrap_ci strata",
+     lambda: evaluation.bootstrap_ci(np.mean, [1.0, 2.0, 3.0], strata=_m([0, 0, 1])), "strata"),
+    ("conformal.softmax", lambda: conformal.softmax(_m([[1.0, 2.0, 0.5]], 0)), "logits"),
+    ("conformal.conformal_threshold", lambda: conformal.conformal_threshold(_m([0.1, 0.5, 0.3, 0.9, 0.2]), 0.2),
+     "scores"),
+    ("conformal.lac_scores p", lambda: conformal.lac_scores(_m(P3), Y), "p"),
+    ("conformal.lac_scores y", lambda: conformal.lac_scores(P3, _m(Y)), "y"),
+    ("conformal.aps_scores", lambda: conformal.aps_scores(P3, _m(Y)), "y"),
+    ("conformal.lac_sets p_cal", lambda: conformal.lac_sets(_m(P3), Y, P3, 0.5), "p_cal"),
+    ("conformal.lac_sets y_cal", lambda: conformal.lac_sets(P3, _m(Y), P3, 0.5), "y_cal"),
+    ("conformal.aps_sets p_test", lambda: conformal.aps_sets(P3, Y, _m(P3), 0.5), "p_test"),
+    ("conformal.set_size", lambda: conformal.set_size(_m(SETS)), "sets"),
+    ("conformal.coverage", lambda: conformal.coverage(SETS, _m([0, 1])), "y"),
+    ("conformal.accuracy", lambda: conformal.accuracy(_m(P3), Y), "scores"),
+    ("conformal.inclusion_probabilities", lambda: conformal.inclusion_probabilities(_m(SETS)), "sets"),
+    ("conformal.ye_protocol", lambda: conformal.ye_protocol(_m(np.eye(20, 4)), np.zeros(20, int)), r"logits\[''\]"),
+    ("conformal.ye_protocol answers", lambda: conformal.ye_protocol(np.eye(20, 4), _m(np.zeros(20, int))), "answers"),
+    ("exchangeable.effective_variance", lambda: exchangeable.effective_variance(_m([0.1, 0.2]), 0.01), "c"),
+    ("exchangeable.tail_bound", lambda: exchangeable.tail_bound(_m([0.1, 0.2]), 0.01), "t"),
+    ("exchangeable.contrast_variance_proxy", lambda: exchangeable.contrast_variance_proxy(_m([1.0, -1.0])), "a"),
+    ("exchangeable.macro_halfwidth", lambda: exchangeable.macro_halfwidth(_m([10, 20]), 0.01, 0.05), "trials"),
+    ("exchangeable.iid_macro_halfwidth", lambda: exchangeable.iid_macro_halfwidth(_m([10, 20]), 0.05), "trials"),
+    ("exchangeable.micro_halfwidth", lambda: exchangeable.micro_halfwidth([10, 20], _m([0.1, 0.2]), 0.05),
+     "sigma2_mix"),
+    ("graph.adjacency_from_verdicts", lambda: graph.adjacency_from_verdicts(3, _m(PAIRS), [True, False]), "pairs"),
+    ("graph.check_judged", lambda: graph.check_judged(_m(PAIRS), [True, False], 3), "pairs"),
+    ("graph.judge_graph", lambda: graph.judge_graph(judges.OracleJudge([0, 1, 0]), list("abc"), _m(PAIRS)), "pairs"),
+    ("graph.block_labels", lambda: graph.block_labels(_m([2, 3])), "sizes"),
+    ("graph.sample_sbm sizes", lambda: graph.sample_sbm(_m([3, 2]), 0.9, 0.1), "sizes"),
+    ("graph.sample_sbm p", lambda: graph.sample_sbm([3, 2], _m([[0.9, 0.1], [0.1, 0.9]], 0)), "p"),
+    ("graph.refine_partition pairs", lambda: graph.refine_partition(3, _m(PAIRS), [True, False]), "pairs"),
+    ("graph.refine_partition labels",
+     lambda: graph.refine_partition(3, PAIRS, [True, False], labels=_m([0, 0, 1])), "labels"),
+    ("graph.design_greedy order",
+     lambda: graph.design_greedy(judges.OracleJudge([0, 1, 0]), list("abc"), order=_m([2, 0, 1])), "order"),
+    ("graph.design_representatives order",
+     lambda: graph.design_representatives(judges.OracleJudge([0, 1, 0]), list("abc"), order=_m([2, 0, 1])), "order"),
+    ("judges.OracleJudge labels", lambda: judges.OracleJudge(_m([0, 1, 0])), "labels"),
+    ("judges.OracleJudge.pairs", lambda: judges.OracleJudge([0, 1, 0]).pairs(list("abc"), _m(PAIRS)), "pairs"),
+    ("judges.BlockJudge B", lambda: judges.BlockJudge([0, 1], _m([[0.9, 0.1], [0.1, 0.9]], 0)), "B"),
+    ("judges.EmbeddingJudge.pairs",
+     lambda: judges.EmbeddingJudge(encode=lambda t: np.ones((len(t), 2))).pairs(list("abc"), _m(PAIRS)), "pairs"),
+    ("judges.LexicalJudge.pairs", lambda: judges.LexicalJudge().pairs(list("abc"), _m(PAIRS)), "pairs"),
+    ("judges.ExactMatchJudge.pairs", lambda: judges.ExactMatchJudge().pairs(list("abc"), _m(PAIRS)), "pairs"),
+    ("judges.RougeJudge.pairs", lambda: judges.RougeJudge().pairs(list("abc"), _m(PAIRS)), "pairs"),
+    ("judges.estimate_pq labels", lambda: judges.estimate_pq([True, False], _m([0, 0, 1]), PAIRS), "labels"),
+    ("judges.estimate_pq pairs", lambda: judges.estimate_pq([True, False], [0, 0, 1], _m(PAIRS)), "pairs"),
+    ("bounds.miscluster_error", lambda: bounds.miscluster_error([0, 0, 1], _m([1, 1, 0])), "est_labels"),
+]
+
+
+@pytest.mark.parametrize("name, call, arg", MASKED_REFUSED, ids=[c[0] for c in MASKED_REFUSED])
+def test_a_masked_array_is_refused_where_a_mask_has_no_meaning(name, call, arg):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy warns when it turns a masked element into NaN: the mask never reaches it
+        with pytest.raises(ValueError, match=rf"^{arg} is a masked array with \d+ masked (entry|entries) \(of \d+\); this function does not read a mask"):
+            call()
+
+
+#: (name, call with a masked argument, the same call with the masked rows left out)
+MASKED_HONOURED = [
+    ("entropy.empirical_entropy", lambda: entropy.empirical_entropy(_m([0, 0, 1, 1, 2])),
+     lambda: entropy.empirical_entropy([0, 0, 1, 1])),
+    ("evaluation.auroc", lambda: evaluation.auroc(_m([0.1, 0.2, 0.9, 0.8, 5.0]), [0, 0, 1, 1, 0]),
+     lambda: evaluation.auroc([0.1, 0.2, 0.9, 0.8], [0, 0, 1, 1])),
+    ("evaluation.auroc_ci", lambda: evaluation.auroc_ci([0.1, 0.2, 0.9, 0.8, 5.0], _m([0, 0, 1, 1, 0])),
+     lambda: evaluation.auroc_ci([0.1, 0.2, 0.9, 0.8], [0, 0, 1, 1])),
+    ("evaluation.mann_whitney_auc", lambda: evaluation.mann_whitney_auc(_m([0.9, 0.8, -1.0]), _m([0.1, 0.2, 5.0])),
+     lambda: evaluation.mann_whitney_auc([0.9, 0.8], [0.1, 0.2])),
+    ("evaluation.auarc", lambda: evaluation.auarc(_m([0.1, 0.2, 0.9, 0.0]), [1, 1, 0, 0]),
+     lambda: evaluation.auarc([0.1, 0.2, 0.9], [1, 1, 0])),
+    ("evaluation.paired_auroc_difference",
+     lambda: evaluation.paired_auroc_difference([1, 2, 3, 4, 5, 9], _m([1, 3, 2, 4, 5, 0]), [0, 0, 1, 1, 1, 0],
+                                                n_boot=20),
+     lambda: evaluation.paired_auroc_difference([1, 2, 3, 4, 5], [1, 3, 2, 4, 5], [0, 0, 1, 1, 1], n_boot=20)),
+    ("exchangeable.paired_halfwidth", lambda: exchangeable.paired_halfwidth(_m([1, 0, 1, 1, 0]), [1, 1, 0, 1, 1]),
+     lambda: exchangeable.paired_halfwidth([1, 0, 1, 1], [1, 1, 0, 1])),
+    ("exchangeable.fit_beta_binomial",
+     lambda: exchangeable.fit_beta_binomial([3, 7, 5, 0], _m([10, 10, 10, 10])).mean,
+     lambda: exchangeable.fit_beta_binomial([3, 7, 5], [10, 10, 10]).mean),
+    ("exchangeable.hierarchical_macro_halfwidth",
+     lambda: exchangeable.hierarchical_macro_halfwidth([3, 7, 5, 4, 1], [10, 10, 10, 10, 10], _m(list("xxyyz")),
+                                                        0.05, method="moments")["halfwidth"],
+     lambda: exchangeable.hierarchical_macro_halfwidth([3, 7, 5, 4], [10, 10, 10, 10], list("xxyy"), 0.05,
+                                                        method="moments")["halfwidth"]),
+    ("exchangeable.split_half_correlations",
+     lambda: exchangeable.split_half_correlations(_m([1, 0, 1, 1, 0, 0, 1, 0, 1]), [0, 0, 1, 1, 2, 2, 3, 3, 0], 3,
+                                                  random_state=0),
+     lambda: exchangeable.split_half_correlations([1, 0, 1, 1, 0, 0, 1, 0], [0, 0, 1, 1, 2, 2, 3, 3], 3,
+                                                  random_state=0)),
+    ("judges.estimate_pq verdicts", lambda: tuple(judges.estimate_pq(_m([True, False]), [0, 0, 1], PAIRS)),
+     lambda: tuple(judges.estimate_pq([True], [0, 0, 1], PAIRS[:1]))),
+]
+
+
+@pytest.mark.parametrize("name, masked, plain", MASKED_HONOURED, ids=[c[0] for c in MASKED_HONOURED])
+def test_a_masked_entry_is_left_out_where_a_mask_has_a_meaning(name, masked, plain):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_equal(masked(), plain())

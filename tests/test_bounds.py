@@ -113,3 +113,14 @@ def test_lemma_a7_coverage_by_simulation():
 def test_bad_input(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_miscluster_error_compares_labels_as_values_of_one_kind():
+    # "a" and "a\x00" are two clusters (numpy's str dtype made them one: 0 instead of 2)
+    assert B.miscluster_error([0, 0, 1, 1], ["a", "a\x00", "b", "b"]) == 2
+    with pytest.raises(ValueError, match=r"est_labels must hold labels of one kind"):
+        B.miscluster_error([0, 0, 1, 1], [1, "1", 2, 2])
+    with pytest.raises(ValueError, match=r"true_labels holds None at position 3"):
+        B.miscluster_error([0, 0, 1, None], [0, 0, 1, 1])
+    with pytest.raises(ValueError, match=r"est_labels is a masked array with 1 masked entry"):
+        B.miscluster_error([0, 0, 1, 1], np.ma.MaskedArray([0, 0, 1, 1], mask=[0, 0, 0, 1]))

@@ -104,3 +104,47 @@ def test_entropy_from_counts_names_the_fault(bad, match):
 def test_empirical_entropy_refuses_nan_labels():
     with pytest.raises(ValueError, match="labels contains NaN"):
         empirical_entropy([0.0, np.nan])
+
+
+# --------------------------------------------------------------------------- masks, and labels of one kind
+def test_masked_labels_are_left_out():
+    # the three masked texts have no label: the entropy is that of the four labelled ones (was log 3 - ...)
+    lab = np.ma.MaskedArray([0, 0, 1, 1, 2, 2, 2], mask=[0, 0, 0, 0, 1, 1, 1])
+    assert empirical_entropy(lab) == pytest.approx(np.log(2))
+    assert empirical_entropy(np.ma.MaskedArray(["a", "b", "b"], mask=False)) == pytest.approx(
+        empirical_entropy(["a", "b", "b"]))
+    with pytest.raises(ValueError, match="labels: every entry is masked"):
+        empirical_entropy(np.ma.masked_all(3, dtype=int))
+
+
+def test_masked_counts_are_refused():
+    with pytest.raises(ValueError, match=r"counts is a masked array with 1 masked entry"):
+        entropy_from_counts(np.ma.MaskedArray([2, 2, 5], mask=[0, 0, 1]))
+    assert entropy_from_counts(np.ma.MaskedArray([2, 2], mask=False)) == pytest.approx(np.log(2))
+
+
+@pytest.mark.parametrize("labels", [[1, "1"], ["1", 1, 1], [b"a", "a"], [True, 1, 0], [(0,), 0]])
+def test_labels_of_mixed_kinds_are_refused(labels):
+    # numpy's str dtype made 1 and "1" one label; True and 1 are one value in Python too, not one kind
+    with pytest.raises(ValueError, match=r"labels must hold labels of one kind, got \w+ \(.* at position \d+\) and "
+                                         r"\w+ \(.* at position \d+\)"):
+        empirical_entropy(labels)
+
+
+def test_labels_are_compared_as_the_values_given():
+    # numpy's fixed-width str dtype drops trailing NULs: "a" and "a\x00" were one label
+    assert empirical_entropy(["a", "a\x00"]) == pytest.approx(np.log(2))
+    assert empirical_entropy(np.array(["a", "a\x00"], dtype=object)) == pytest.approx(np.log(2))
+    assert empirical_entropy([1, 1.0, 2]) == pytest.approx(empirical_entropy([1, 1, 2]))  # numbers: one kind
+
+
+@pytest.mark.parametrize("labels", [[None, "a"], ["a", "b", None], [1.0, None], [None]])
+def test_missing_labels_are_refused(labels):
+    with pytest.raises(ValueError, match=r"labels holds None at position \d+: every item needs a label"):
+        empirical_entropy(labels)
+
+
+@pytest.mark.parametrize("labels", [[1.0, float("nan")], np.array([1.0, np.nan], dtype=object)])
+def test_nan_labels_are_refused_in_lists_too(labels):
+    with pytest.raises(ValueError, match="labels contains NaN"):
+        empirical_entropy(labels)

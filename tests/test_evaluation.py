@@ -230,3 +230,67 @@ def test_public_names_resolve_and_core_does_not_import_experiments():
     code = "import sys, semvar.evaluation; print(sorted(m for m in sys.modules if m.startswith(('semvar.experiments', 'semvar.claims'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# --------------------------------------------------------------------------- masked arrays, strata, memory
+def test_a_masked_entry_leaves_its_question_out():
+    # the masked score would rank a negative first: 0.667 when read, 1.0 on the four unmasked questions
+    s = np.ma.MaskedArray([0.1, 0.2, 0.9, 0.8, 5.0], mask=[0, 0, 0, 0, 1])
+    y = np.array([0, 0, 1, 1, 0])
+    keep = ~np.ma.getmaskarray(s)
+    assert ev.auroc(s, y) == 1.0 == ev.auroc(s.compressed(), y[keep])
+    assert ev.auroc_ci(s, y) == ev.auroc_ci(s.compressed(), y[keep])
+    # a masked label leaves its question out too
+    ym = np.ma.MaskedArray([0, 0, 1, 1, 1], mask=[0, 0, 0, 0, 1])
+    assert ev.auroc([0.1, 0.2, 0.9, 0.8, 0.0], ym) == 1.0
+    u = np.ma.MaskedArray([0.1, 0.2, 0.9, 0.3], mask=[0, 0, 0, 1])
+    assert ev.auarc(u, [1, 1, 0, 0]) == ev.auarc([0.1, 0.2, 0.9], [1, 1, 0])
+    assert ev.mann_whitney_auc(np.ma.MaskedArray([0.9, -7.0], mask=[0, 1]), [0.1, 0.2]) == 1.0
+    b = np.ma.MaskedArray([1, 5, 3, 4, 2, 6, 0], mask=[0, 0, 0, 0, 0, 0, 1])
+    got = ev.paired_auroc_difference([1, 2, 3, 4, 5, 6, 9], b, [0, 0, 0, 1, 1, 1, 0], n_boot=50)
+    assert got == ev.paired_auroc_difference([1, 2, 3, 4, 5, 6], [1, 5, 3, 4, 2, 6], [0, 0, 0, 1, 1, 1], n_boot=50)
+
+
+def test_bootstrap_ci_refuses_masked_arrays_and_strata():
+    x = np.ma.MaskedArray(np.arange(6.0), mask=[0, 0, 0, 0, 0, 1])
+    with pytest.raises(ValueError, match=r"arrays\[0\] is a masked array with 1 masked entry"):
+        ev.bootstrap_ci(np.mean, x, n_boot=10)
+    with pytest.raises(ValueError, match=r"strata is a masked array"):
+        ev.bootstrap_ci(np.mean, np.arange(6.0), n_boot=10, strata=np.ma.MaskedArray([0, 0, 0, 1, 1, 1], mask=x.mask))
+    # nothing masked: read as the plain array
+    assert ev.bootstrap_ci(np.mean, np.ma.MaskedArray(np.arange(6.0), mask=False), n_boot=10) == ev.bootstrap_ci(
+        np.mean, np.arange(6.0), n_boot=10)
+
+
+@pytest.mark.parametrize(
+    "strata, msg",
+    [
+        ([None, "a", "a", "b", "b", "b"], r"strata holds None at position 0"),
+        ([0, 0, 1, 1, float("nan"), 1], r"strata contains NaN"),
+        ([1, "1", 1, "1", 1, "1"], r"strata must hold labels of one kind"),
+    ],
+)
+def test_bootstrap_ci_strata_must_be_labels_of_one_kind(strata, msg):
+    with pytest.raises(ValueError, match=msg):
+        ev.bootstrap_ci(np.mean, np.arange(6.0), n_boot=10, strata=strata)
+
+
+def test_bootstrap_ci_strata_by_value_give_the_same_resamples():
+    x = np.arange(8.0)
+    by_int = ev.bootstrap_ci(np.mean, x, n_boot=200, strata=[1, 0, 1, 0, 1, 0, 0, 0])
+    assert ev.bootstrap_ci(np.mean, x, n_boot=200, strata=["b", "a", "b", "a", "b", "a", "a", "a"]) == by_int
+    assert ev.bootstrap_ci(np.mean, x, n_boot=200, strata=np.array([1, 0, 1, 0, 1, 0, 0, 0.0])) == by_int
+
+
+def test_resampling_that_cannot_fit_is_refused_before_allocating(monkeypatch):
+    from semvar import graph
+
+    monkeypatch.setattr(graph, "available_memory", lambda: 4 * 2**30)
+    with pytest.raises(ValueError, match=r"n_boot = 1,000,000,000,000 resamples of 20 rows need about "
+                                         r"[\d,.]+ GiB of memory.*4\.0 GiB"):
+        ev.bootstrap_ci(np.mean, np.arange(20.0), n_boot=1e12)
+    with pytest.raises(ValueError, match=r"n_boot = 1,000,000,000,000 resamples need about [\d,.]+ GiB"):
+        ev.paired_auroc_difference([1, 2, 3, 4], [1, 2, 4, 3], [0, 0, 1, 1], n_boot=10**12)
+    monkeypatch.setattr(graph, "available_memory", lambda: None)  # unknown: a fixed cap
+    with pytest.raises(ValueError, match=r"more than the [\d,.]+ GiB allowed when the memory available cannot be read"):
+        ev.bootstrap_ci(np.mean, np.arange(20.0), n_boot=1e12)

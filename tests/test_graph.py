@@ -120,3 +120,104 @@ def test_adjacency_bad_pairs():
         adjacency_from_verdicts(2, [[0, 5]], [True])
     with pytest.raises(ValueError, match="one entry per pair"):
         adjacency_from_verdicts(3, [[0, 1]], [True, False])
+
+
+# --------------------------------------------------------------------------- refusals before allocating
+@pytest.mark.parametrize(
+    "call, msg",
+    [
+        (lambda: graph.block_labels([10**10]), r"sizes: 10,000,000,000 labels need about 74\.5 GiB"),
+        (lambda: graph.block_labels([2**62, 2**62]), r"sizes: 9,223,372,036,854,775,808 labels need about"),
+        (lambda: sample_sbm([10**6] * 2, 0.5, 0.1), r"sample_sbm: about 599,999,500,000 edges \(expected\) of "
+                                                  r"2,000,000 nodes need about [\d,.]+ GiB"),
+        (lambda: graph.random_pairs(10**6, 1.0), r"random_pairs: about 499,999,500,000 pairs .* need about "
+                                                 r"[\d,.]+ GiB"),
+    ],
+)
+def test_draws_that_cannot_fit_are_refused_before_allocating(monkeypatch, call, msg):
+    monkeypatch.setattr(graph, "available_memory", lambda: 4 * 2**30)
+    with pytest.raises(ValueError, match=msg + r".*more than the 4\.0 GiB of memory available"):
+        call()
+    monkeypatch.setattr(graph, "available_memory", lambda: None)  # unknown: refused above a fixed cap
+    with pytest.raises(ValueError, match=r"allowed when the memory available cannot be read"):
+        call()
+
+
+def test_a_draw_that_fits_is_let_through(monkeypatch):
+    monkeypatch.setattr(graph, "available_memory", lambda: 4 * 2**30)
+    assert graph.block_labels([10**6, 10]).shape == (10**6 + 10,)
+    A = sample_sbm([10**6] * 2, 0.0, 0.0, random_state=0)  # two million texts, no edge: nothing to hold
+    assert A.shape == (2 * 10**6, 2 * 10**6) and A.nnz == 0
+
+
+def test_random_pairs_draws_a_small_share_without_listing_every_pair():
+    import tracemalloc
+
+    tracemalloc.start()
+    P = graph.random_pairs(40_000, 1e-4, random_state=0)  # the command line's --pairs sample:1e-4 at 40,000 texts
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    m = 40_000 * 39_999 // 2
+    assert abs(P.shape[0] - 1e-4 * m) < 6 * (1e-4 * m) ** 0.5
+    assert peak < 200 * P.shape[0] < 40 * 2**20  # bytes a pair drawn; all 8e8 pairs would be 28.8 GB
+    assert np.all(P[:, 0] < P[:, 1]) and np.unique(P, axis=0).shape == P.shape
+
+
+# --------------------------------------------------------------------------- what a judge returns
+class _Returns:
+    """A judge whose pairs method returns ``make(m)``."""
+
+    def __init__(self, make):
+        self.make = make
+
+    def pairs(self, texts, pairs):
+        return self.make(len(pairs))
+
+
+class GeneratorJudge(_Returns):
+    pass
+
+
+@pytest.mark.parametrize(
+    "judge, msg",
+    [
+        (GeneratorJudge(lambda m: (True for _ in range(m))), r"GeneratorJudge\.pairs returned a generator"),
+        (_Returns(lambda m: ["TRUE"] * m), r"_Returns\.pairs returned strings \('TRUE'"),
+        (_Returns(lambda m: ["1"] * m), r"_Returns\.pairs returned strings \('1'"),
+        (_Returns(lambda m: [True] * (m + 1)), r"_Returns\.pairs returned 4 verdicts for 3 pairs"),
+        (_Returns(lambda m: np.ones((m, 1), dtype=bool)), r"_Returns\.pairs returned an array of shape \(3, 1\)"),
+        (_Returns(lambda m: [2] * m), r"_Returns\.pairs returned the value 2\.0"),
+        (_Returns(lambda m: None), r"_Returns\.pairs returned None"),
+    ],
+)
+def test_verdicts_of_the_wrong_kind_name_the_judge(judge, msg):
+    texts = ["a", "b", "c"]
+    expected = r".*expected one boolean verdict per pair \(3\)"
+    for call in (lambda: graph.judge_graph(judge, texts), lambda: graph.design_all_pairs(judge, texts),
+                 lambda: graph.design_random(judge, texts, 1.0, random_state=0)):
+        with pytest.raises(ValueError, match=msg + expected):
+            call()
+    named = msg.split(r"\.pairs")[0] + r"\.pairs returned"  # one pair at a time: the same message for m = 1
+    with pytest.raises(ValueError, match=named):
+        graph.design_greedy(judge, texts)
+    with pytest.raises(ValueError, match=named):
+        graph.design_representatives(judge, texts, extra=0)
+
+
+def test_masked_pairs_are_refused_and_masked_labels_expand_masked():
+    P = np.ma.MaskedArray([[0, 1], [1, 2]], mask=[[0, 0], [0, 1]])
+    with pytest.raises(ValueError, match=r"pairs is a masked array with 1 masked entry"):
+        adjacency_from_verdicts(3, P, [True, False])
+    with pytest.raises(ValueError, match=r"pairs is a masked array"):
+        graph.check_judged(P, [True, False], 3)
+    with pytest.raises(ValueError, match=r"sizes is a masked array"):
+        graph.block_labels(np.ma.MaskedArray([2, 3], mask=[0, 1]))
+    r = graph.design_all_pairs(OracleJudge([0, 0, 1]), ["a", "a", "b"])
+    lab = r.expand(np.ma.MaskedArray([5, 7], mask=[0, 1]))
+    assert lab.tolist() == [5, 5, None]  # the duplicate texts share their unique text's (un)masked label
+
+
+def test_an_sbm_of_many_nodes_and_no_edge_is_refused_for_its_row_pointers(monkeypatch):
+    monkeypatch.setattr(graph, "available_memory", lambda: 4 * 2**30)
+    with pytest.raises(ValueError, match=r"sample_sbm: about 0 edges \(expected\) of 10,000,000,000 nodes need about"):
+        sample_sbm([10**10], 0.0, 0.0)  # was a MemoryError building the sparse matrix's row pointers

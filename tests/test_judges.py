@@ -196,3 +196,45 @@ def test_rouge_l_tokens_by_hand_and_bad_input():
         rouge_l_tokens("the cat", ["the"])
     with pytest.raises(ValueError, match="b must all be strings; item 1 is int"):
         rouge_l_tokens(["the"], ["the", 3])
+
+
+# --------------------------------------------------------------------------- labels of one kind; masks
+@pytest.mark.parametrize("make", [OracleJudge, lambda lab: SBMJudge(lab, 1.0, 0.0, random_state=0),
+                                  lambda lab: HardTextJudge(lab, 1.0, 0.0, hard_fraction=0.0, random_state=0)])
+def test_labelled_judges_compare_labels_as_values_of_one_kind(make):
+    with pytest.raises(ValueError, match=r"labels must hold labels of one kind"):
+        make([1, "1", 2])  # were one meaning ("1" == "1" in numpy's str dtype)
+    with pytest.raises(ValueError, match=r"labels holds None at position 1"):
+        make(["a", None])
+    with pytest.raises(ValueError, match=r"labels is a masked array with 1 masked entry"):
+        make(np.ma.MaskedArray([0, 0, 1], mask=[0, 0, 1]))
+    j = make(["a", "a\x00", "a"])  # three texts, two meanings
+    assert j.pairs(["x", "y", "z"], [[0, 1], [0, 2]]).tolist() == [False, True]
+
+
+def test_estimate_pq_compares_labels_as_values_of_one_kind():
+    P = [[0, 1], [0, 2], [1, 2]]
+    with pytest.raises(ValueError, match=r"labels must hold labels of one kind"):
+        estimate_pq([True, False, False], [1, "1", 2], P)
+    with pytest.raises(ValueError, match=r"labels holds None at position 2"):
+        estimate_pq([True, False, False], ["a", "a", None], P)
+    est = estimate_pq([True, False, False], ["a", "a\x00", "b"], P)  # three meanings: every pair different
+    assert (est.n_same, est.n_diff, est.true_diff) == (0, 3, 1)
+
+
+def test_estimate_pq_honours_unjudged_verdicts_and_refuses_other_masks():
+    labels, P = [0, 0, 1, 1], all_pairs(4)
+    v = np.ma.MaskedArray([True, False, False, False, False, True], mask=[0, 1, 1, 1, 1, 0])
+    est = estimate_pq(v, labels, P)  # the two judged pairs are both same-meaning pairs judged TRUE
+    assert (est.p, est.n_same, est.n_diff) == (1.0, 2, 0)
+    with pytest.raises(ValueError, match=r"labels is a masked array"):
+        estimate_pq([True] * 6, np.ma.MaskedArray(labels, mask=[0, 0, 0, 1]), P)
+    with pytest.raises(ValueError, match=r"pairs is a masked array"):
+        estimate_pq([True] * 6, labels, np.ma.MaskedArray(P, mask=np.eye(6, 2, dtype=bool)))
+
+
+def test_block_judge_refuses_a_masked_matrix_and_mixed_labels():
+    with pytest.raises(ValueError, match=r"B is a masked array"):
+        BlockJudge([0, 1], np.ma.MaskedArray(np.eye(2), mask=np.eye(2, dtype=bool)))
+    with pytest.raises(ValueError, match=r"labels must hold labels of one kind|integers 0..K-1"):
+        BlockJudge([0, "1"], np.eye(2))

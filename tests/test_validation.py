@@ -291,3 +291,79 @@ def test_check_beta_params():
 
 def test_every_public_name_exists():
     assert all(callable(getattr(v, name)) or name == "LAPLACIANS" for name in v.__all__)
+
+
+# --------------------------------------------------------------------------- masks, label codes, verdicts
+def test_check_unmasked():
+    x = [1.0, 2.0]
+    assert v.check_unmasked(x, "x") is x  # anything else passes as it is
+    plain = v.check_unmasked(np.ma.MaskedArray([1.0, 2.0], mask=False), "x")
+    assert type(plain) is np.ndarray and plain.tolist() == [1.0, 2.0]
+    with pytest.raises(ValueError, match=r"^score is a masked array with 2 masked entries \(of 3\); this function "
+                                         r"does not read a mask"):
+        v.check_unmasked(np.ma.MaskedArray([1.0, 2.0, 3.0], mask=[1, 0, 1]), "score")
+
+
+def test_drop_masked_keeps_the_rows_no_array_masks():
+    a = np.ma.MaskedArray([1.0, 2.0, 3.0, 4.0], mask=[0, 1, 0, 0])
+    b = [True, False, True, None]
+    c = np.ma.MaskedArray([[1, 2], [3, 4], [5, 6], [7, 8]], mask=[[0, 0], [0, 0], [0, 0], [0, 1]])
+    ka, kb, kc = v.drop_masked([a, b, c], ["a", "b", "c"])
+    assert ka.tolist() == [1.0, 3.0] and kb == [True, True] and kc.tolist() == [[1, 2], [5, 6]]
+    assert type(ka) is np.ndarray and type(kc) is np.ndarray
+    same = v.drop_masked([[1, 2], np.arange(2)], ["a", "b"])  # nothing masked: the arrays as given
+    assert same[0] == [1, 2] and same[1].tolist() == [0, 1]
+    with pytest.raises(ValueError, match=r"a and b must have the same length to leave out the rows a masks"):
+        v.drop_masked([a, [1, 2]], ["a", "b"])
+    with pytest.raises(ValueError, match=r"x: every entry is masked"):
+        v.drop_masked([np.ma.masked_all(2)], ["x"])
+    with pytest.raises(ValueError, match=r"a and b: every row is masked in one of them"):
+        v.drop_masked([np.ma.MaskedArray([1, 2], mask=[1, 0]), np.ma.MaskedArray([1, 2], mask=[0, 1])], ["a", "b"])
+
+
+def test_check_label_codes():
+    codes, uniques = v.check_label_codes(["b", "a", "b", "a\x00"])
+    assert codes.tolist() == [2, 0, 2, 1] and uniques == ["a", "a\x00", "b"]  # sorted, as np.unique sorts
+    codes, uniques = v.check_label_codes(np.array([3, 1, 3]))
+    assert codes.dtype == np.int64 and codes.tolist() == [1, 0, 1] and uniques == [1, 3]
+    assert v.check_label_codes([1, 2.0, 1.0])[0].tolist() == [0, 1, 0]  # numbers are one kind
+    assert v.check_label_codes([frozenset("a"), frozenset("b")], "g")[0].tolist() in ([0, 1], [1, 0])
+    assert v.check_label_codes(["x", "y"], n=2)[1] == ["x", "y"]
+    cases = [
+        ([1, "1"], r"^labels must hold labels of one kind, got int \(1 at position 0\) and str \('1' at position 1\)"),
+        ([True, 2], r"labels must hold labels of one kind, got bool \(True at position 0\) and int"),
+        (["a", None], r"^labels holds None at position 1: every item needs a label"),
+        ([1.0, np.nan], r"^labels contains NaN \(at position 1\)"),
+        ([0.0, np.nan], r"labels contains NaN"),
+        ([[1], [2]], r"^labels must be a 1-D array, got shape \(2, 1\)"),
+        ([], r"^labels must not be empty"),
+        ("abc", r"^labels must be a sequence of labels, got a single string"),
+        ([{"a": 1}], r"^labels must hold hashable values; item 0 is dict"),
+        ([np.ma.masked, 1], r"^labels holds a masked element at position 0"),
+    ]
+    for labels, match in cases:
+        with pytest.raises(ValueError, match=match):
+            v.check_label_codes(labels)
+    with pytest.raises(ValueError, match=r"^groups must have length 3, got 2"):
+        v.check_label_codes([0, 1], "groups", n=3)
+    with pytest.raises(ValueError, match=r"groups is a masked array"):
+        v.check_label_codes(np.ma.MaskedArray([0, 1], mask=[0, 1]), "groups")
+
+
+def test_check_verdicts_names_the_source():
+    assert v.check_verdicts([True, False], 2, source="J.pairs").tolist() == [True, False]
+    masked = np.ma.MaskedArray([True, False], mask=[0, 1])
+    assert v.check_verdicts(masked, 2, source="J.pairs") is masked
+    assert np.isnan(v.check_verdicts([1.0, np.nan], 2, source="J.pairs")[1])
+    cases = [
+        ((b for b in [True]), 1, r"^J\.pairs returned a generator; expected one boolean verdict per pair \(1\)"),
+        (["TRUE", "FALSE"], 2, r"^J\.pairs returned strings \('TRUE', 'FALSE'\); expected one boolean verdict"),
+        ([True], 2, r"^J\.pairs returned 1 verdict for 2 pairs; expected one boolean verdict per pair \(2\)"),
+        ([[True], [False]], 2, r"^J\.pairs returned an array of shape \(2, 1\)"),
+        ([0.5, 3], 2, r"^J\.pairs returned the value 3\.0 at position 1; expected one boolean verdict"),
+        (None, 1, r"^J\.pairs returned None"),
+        ({"a": 1}, 1, r"^J\.pairs returned a dict"),
+    ]
+    for got, m, match in cases:
+        with pytest.raises(ValueError, match=match):
+            v.check_verdicts(got, m, source="J.pairs")

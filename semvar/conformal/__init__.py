@@ -30,7 +30,11 @@ the n calibration scores:
   released code's rule.  Its virtual index is ``(k/n)(n - 1) = k - k/n``,
   which for ``0 < k < n`` is not an integer and rounds up to ``k``
   (0-based), i.e. the ``(k + 1)``-th smallest score: one rank above the
-  textbook threshold (for ``k = n`` both are the largest score).
+  textbook threshold (for ``k = n`` both are the largest score).  The
+  textbook ``k`` is computed exactly (alpha read as the decimal written);
+  the released code's ``k`` keeps its floating-point expression, which
+  rounds up one too far for a few ``(n, alpha)`` (``n = 9, alpha = 0.7``:
+  4 instead of 3), where it is two ranks above the textbook threshold.
 
 Scores and sets:
 

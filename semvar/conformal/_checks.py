@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_option, float_dtype
+from .._validation import check_array, check_option, check_option_indices, check_unmasked, float_dtype
 
 #: tolerance on ``|sum(p) - 1|`` for a row of probabilities (float32 softmax output passes)
 SUM_TOL = 1e-5
@@ -13,6 +13,7 @@ _QUANTILES = ("paper", "textbook")
 
 
 def _check_probs(p: ArrayLike, name: str, *, n_options: int | None = None) -> np.ndarray:
+    p = check_unmasked(p, name)
     arr = check_array(p, name, ndim=2, nonnegative=True, dtype=float_dtype(p))
     if arr.shape[0] == 0:
         raise ValueError(f"{name} must have at least one row, got shape {arr.shape}")
@@ -34,8 +35,13 @@ def _check_quantile(quantile: object) -> str:
     return check_option(quantile, "quantile", _QUANTILES)
 
 
+def _check_labels(y: ArrayLike, name: str, n: int, n_options: int) -> np.ndarray:
+    """Option indices, one per row (a masked entry refused: an item without its answer has no score)."""
+    return check_option_indices(check_unmasked(y, name), name, n, n_options)
+
+
 def _check_sets(sets: ArrayLike, name: str = "sets") -> np.ndarray:
-    arr = np.asarray(sets)
+    arr = np.asarray(check_unmasked(sets, name))
     if arr.ndim != 2 or arr.dtype != bool:
         raise ValueError(
             f"{name} must be a 2-D boolean membership array (n_test, n_options), "

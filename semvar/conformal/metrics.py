@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_option_indices
-from ._checks import _check_sets
+from .._validation import check_array, check_unmasked
+from ._checks import _check_labels, _check_sets
 
 __all__ = ["set_size", "coverage", "accuracy", "inclusion_probabilities"]
 
@@ -27,7 +27,7 @@ def coverage(sets: ArrayLike, y: ArrayLike) -> float:
     0.5
     """
     s = _check_sets(sets)
-    y = check_option_indices(y, "y", s.shape[0], s.shape[1])
+    y = _check_labels(y, "y", s.shape[0], s.shape[1])
     return float(s[np.arange(s.shape[0]), y].mean())
 
 
@@ -39,8 +39,8 @@ def accuracy(scores: ArrayLike, y: ArrayLike) -> float:
     >>> accuracy([[2.0, 1.0], [0.0, 3.0], [1.0, 1.0]], [0, 0, 0])
     0.6666666666666666
     """
-    z = check_array(scores, "scores", ndim=2)
-    y = check_option_indices(y, "y", z.shape[0], z.shape[1])
+    z = check_array(check_unmasked(scores, "scores"), "scores", ndim=2)
+    y = _check_labels(y, "y", z.shape[0], z.shape[1])
     return float((np.argmax(z, axis=1) == y).mean())
 
 

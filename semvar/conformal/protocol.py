@@ -35,7 +35,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_int, check_option, check_option_indices, check_probability, float_dtype
+from .._validation import (
+    check_array,
+    check_int,
+    check_option,
+    check_option_indices,
+    check_probability,
+    check_unmasked,
+    float_dtype,
+)
 from ._checks import _check_quantile
 
 if TYPE_CHECKING:  # pandas is imported when a table is made, not with the package
@@ -120,7 +128,8 @@ def ye_protocol(
     ------
     ValueError
         Logits that are not 2-D finite arrays, answers that are not option
-        indices of the right length, or a bad ``alpha`` or ``quantile``.
+        indices of the right length (either a masked array with a masked
+        entry included), or a bad ``alpha`` or ``quantile``.
 
     Examples
     --------
@@ -134,12 +143,13 @@ def ye_protocol(
         logits = {"": logits}
     if not logits:
         raise ValueError("logits must hold at least one prompt's array")
-    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
+    check_probability(alpha, "alpha", low_open=True, high_open=True)  # passed on as written (the textbook rank is exact)
     _check_quantile(quantile)
     per = {}
     for prompt, z in logits.items():
+        z = check_unmasked(z, f"logits[{prompt!r}]")
         z = check_array(z, f"logits[{prompt!r}]", ndim=2, dtype=float_dtype(z))  # float32 stays float32
-        y = check_option_indices(answers, "answers", z.shape[0], z.shape[1])
+        y = check_option_indices(check_unmasked(answers, "answers"), "answers", z.shape[0], z.shape[1])
         cal, test = ye_split(z.shape[0])
         p = cf.softmax(z)
         lac = cf.lac_sets(p[cal], y[cal], p[test], alpha, quantile=quantile)
@@ -190,7 +200,7 @@ def _labels_and_candidates(answers, n_items: int, n_options: int):
                         raise ValueError(f"answers['candidates'] must hold letters {letters}; id {i} has {c!r}")
                     cands[i] = [letters.index(ch) for ch in c]
         return labels, cands
-    return check_option_indices(answers, "answers", n_items, n_options), {}
+    return check_option_indices(check_unmasked(answers, "answers"), "answers", n_items, n_options), {}
 
 
 def _open_test_hits(tops: list[np.ndarray], labels: np.ndarray, cands: dict, open_test: list[int]):
@@ -319,7 +329,7 @@ def ye_table(task: str = "qa", models: str = "base", alpha: float = 0.1, *, quan
     import pandas as pd
 
     check_option(models, "models", ("base", "chat_v1", "chat_v2"))
-    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
+    alpha_f = check_probability(alpha, "alpha", low_open=True, high_open=True)  # alpha goes on as written
     _check_quantile(quantile)
     logits, answers = _table_inputs(task, models, logits, answers, data_dir, online)
     names, prompts = _release_order(logits)
@@ -335,7 +345,7 @@ def ye_table(task: str = "qa", models: str = "base", alpha: float = 0.1, *, quan
     table.index.name = "model"
     attrs = getattr(answers, "attrs", {}) or {}
     table.attrs.update(
-        task=task, models=models, alpha=alpha, quantile=quantile, prompts=prompts,
+        task=task, models=models, alpha=alpha_f, quantile=quantile, prompts=prompts,
         n_calibration=len(cal), n_test=len(test),
         key_rule=attrs.get("rule", "as given"),
         ambiguous_test_ids=open_test,
@@ -513,7 +523,7 @@ def key_range(logits: dict[str, ArrayLike], answers: pd.DataFrame | ArrayLike, *
     shapes = {np.shape(z) for z in logits.values()}
     if len(shapes) != 1 or len(next(iter(shapes))) != 2:
         raise ValueError(f"logits must be 2-D arrays of one shape, got {sorted(shapes)}")
-    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
+    check_probability(alpha, "alpha", low_open=True, high_open=True)  # passed on as written (the textbook rank is exact)
     _check_quantile(quantile)
     max_open_calibration = check_int(max_open_calibration, "max_open_calibration", low=0)
     n_items, n_options = next(iter(shapes))

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_option_indices, check_real, float_dtype
-from ._checks import _check_probs
+from .._validation import check_array, check_real, check_unmasked, float_dtype
+from ._checks import _check_labels, _check_probs
 
 __all__ = ["softmax", "lac_scores", "aps_scores"]
 
@@ -33,7 +33,8 @@ def softmax(logits: ArrayLike, temperature: float = 1.0) -> np.ndarray:
     Raises
     ------
     ValueError
-        For a non-2-D or non-finite array, or a temperature that is not positive.
+        For a non-2-D or non-finite array (or a masked array with a masked
+        entry), or a temperature that is not positive.
 
     Notes
     -----
@@ -53,6 +54,7 @@ def softmax(logits: ArrayLike, temperature: float = 1.0) -> np.ndarray:
     >>> softmax([[0.0, 1.0, 1.0]], temperature=1e-320)  # the T -> 0 limit: argmax, ties split
     array([[0. , 0.5, 0.5]])
     """
+    logits = check_unmasked(logits, "logits")
     dtype = float_dtype(logits)
     z = check_array(logits, "logits", ndim=2, dtype=dtype)
     t = check_real(temperature, "temperature", low=0.0, low_open=True)
@@ -79,7 +81,7 @@ def lac_scores(p: ArrayLike, y: ArrayLike) -> np.ndarray:
     array([0.6])
     """
     p = _check_probs(p, "p")
-    y = check_option_indices(y, "y", p.shape[0], p.shape[1])
+    y = _check_labels(y, "y", p.shape[0], p.shape[1])
     return 1 - p[np.arange(p.shape[0]), y]
 
 
@@ -101,7 +103,7 @@ def aps_scores(p: ArrayLike, y: ArrayLike) -> np.ndarray:
     array([0.5, 1. ])
     """
     p = _check_probs(p, "p")
-    y = check_option_indices(y, "y", p.shape[0], p.shape[1])
+    y = _check_labels(y, "y", p.shape[0], p.shape[1])
     order, cums = _descending(p)
     pos = np.argsort(order, axis=1)  # position of each option in the descending order
     return cums[np.arange(p.shape[0]), pos[np.arange(p.shape[0]), y]]

@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_option_indices, check_probability
-from ._checks import _check_probs, _check_quantile
+from .._validation import check_probability
+from ._checks import _check_labels, _check_probs, _check_quantile
 from .scores import _descending
-from .thresholds import _check_size, _k, conformal_threshold
+from .thresholds import _check_size, _rank_k, conformal_threshold
 
 __all__ = ["lac_sets", "aps_sets"]
 
@@ -20,12 +20,12 @@ def _prepare(
     p_cal: ArrayLike, y_cal: ArrayLike, p_test: ArrayLike, alpha: float, quantile: str
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     p_cal = _check_probs(p_cal, "p_cal")
-    y_cal = check_option_indices(y_cal, "y_cal", p_cal.shape[0], p_cal.shape[1])
+    y_cal = _check_labels(y_cal, "y_cal", p_cal.shape[0], p_cal.shape[1])
     p_test = _check_probs(p_test, "p_test", n_options=p_cal.shape[1])
-    alpha = check_probability(alpha, "alpha", low_open=True, high_open=True)
+    alpha_f = check_probability(alpha, "alpha", low_open=True, high_open=True)
     _check_quantile(quantile)
-    _check_size(p_cal.shape[0], alpha, _k(p_cal.shape[0], alpha))
-    return p_cal, y_cal, p_test, alpha
+    _check_size(p_cal.shape[0], alpha, _rank_k(p_cal.shape[0], alpha, quantile), quantile)
+    return p_cal, y_cal, p_test, alpha_f
 
 
 def _fill_empty(sets: np.ndarray, p_test: np.ndarray) -> np.ndarray:
@@ -63,8 +63,9 @@ def lac_sets(
     ------
     ValueError
         Rows that are not probabilities (negative, NaN, not summing to 1),
-        labels out of range, ``alpha`` outside (0, 1), an unknown
-        ``quantile``, or a calibration set too small for ``alpha``.
+        labels out of range, a masked array with a masked entry, ``alpha``
+        outside (0, 1), an unknown ``quantile``, or a calibration set too
+        small for ``alpha``.
 
     Notes
     -----
@@ -85,7 +86,7 @@ def lac_sets(
     >>> lac_sets(p_cal, y_cal, [[0.6, 0.3, 0.1]], 0.2)   # one rank higher: qhat = 0.8
     array([[ True,  True, False]])
     """
-    p_cal, y_cal, p_test, alpha = _prepare(p_cal, y_cal, p_test, alpha, quantile)
+    p_cal, y_cal, p_test, _ = _prepare(p_cal, y_cal, p_test, alpha, quantile)  # alpha goes on as written
     scores = 1 - p_cal[np.arange(p_cal.shape[0]), y_cal]
     # the public threshold (its check of clean scores is cheap): a replacement of it reaches the sets too
     qhat = conformal_threshold(scores, alpha, quantile=quantile)
@@ -122,7 +123,7 @@ def aps_sets(
     array([[ True,  True, False],
            [ True, False, False]])
     """
-    p_cal, y_cal, p_test, alpha = _prepare(p_cal, y_cal, p_test, alpha, quantile)
+    p_cal, y_cal, p_test, _ = _prepare(p_cal, y_cal, p_test, alpha, quantile)  # alpha goes on as written
     order, cums = _descending(p_cal)
     pos = np.argsort(order, axis=1)
     rows = np.arange(p_cal.shape[0])

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_int, check_random_state, check_real
+from .._validation import check_array, check_int, check_label_codes, check_random_state, check_real, check_unmasked
 
 
 def _check_delta(delta: object) -> float:
@@ -25,8 +25,9 @@ def _check_n_N(n: object, N: object) -> tuple[int, int]:
 
 
 def _check_counts(successes: ArrayLike, trials: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
-    k = check_array(successes, "successes", ndim=1, min_rows=2)
-    n = check_array(trials, "trials", ndim=1)
+    """Success counts and trials per subject (masked subjects already left out by the caller)."""
+    k = check_array(check_unmasked(successes, "successes"), "successes", ndim=1, min_rows=2)
+    n = check_array(check_unmasked(trials, "trials"), "trials", ndim=1)
     if k.shape != n.shape:
         raise ValueError(f"successes and trials must have the same length, got {k.shape[0]} and {n.shape[0]}")
     if np.any(n < 1) or np.any(n != np.round(n)):
@@ -40,20 +41,25 @@ def _check_counts(successes: ArrayLike, trials: ArrayLike) -> tuple[np.ndarray, 
 
 def _check_binary(x: ArrayLike, name: str, *, min_rows: int = 0) -> np.ndarray:
     """A 1-D array of 0/1 scores (correct or not), as floats."""
-    arr = check_array(x, name, ndim=1, min_rows=min_rows)
+    arr = check_array(check_unmasked(x, name), name, ndim=1, min_rows=min_rows)
     if not np.all((arr == 0) | (arr == 1)):
         raise ValueError(f"{name} must hold only 0 and 1")
     return arr
 
 
 def _check_groups(correct: ArrayLike, groups: ArrayLike, random_state: object):
-    """``(x, labels, inverse, rng)`` for a split-half correlation: 0/1 items, their groups (at least three)."""
+    """``(x, labels, inverse, rng)`` for a split-half correlation: 0/1 items, their groups (at least three).
+
+    The items masked in ``correct`` or ``groups`` are left out by the caller; groups are labels of one kind
+    (:func:`~semvar._validation.check_label_codes`), numbered as ``np.unique`` sorts them.
+    """
     x = _check_binary(correct, "correct")
-    g = np.asarray(groups)
-    if g.shape != x.shape:
-        raise ValueError(f"groups must have one label per item, got {g.shape} for {x.shape}")
+    g = check_unmasked(groups, "groups")
+    shape = np.shape(g) if isinstance(g, np.ndarray) or not hasattr(g, "__len__") else (len(g),)
+    if shape != x.shape:
+        raise ValueError(f"groups must have one label per item, got {shape} for {x.shape}")
     rng = check_random_state(random_state)
-    labels, inv = np.unique(g, return_inverse=True)
+    inv, labels = check_label_codes(g, "groups", n=x.shape[0])
     if len(labels) < 3:
         raise ValueError(f"need at least three groups for a correlation, got {len(labels)}")
     return x, labels, inv, rng
@@ -61,8 +67,9 @@ def _check_groups(correct: ArrayLike, groups: ArrayLike, random_state: object):
 
 def _check_trials_mix(trials: ArrayLike, sigma2_mix: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Items per subject (positive) and each subject's proxy (non-negative, broadcast to one per subject)."""
-    n = check_array(trials, "trials", ndim=1, min_rows=1)
+    n = check_array(check_unmasked(trials, "trials"), "trials", ndim=1, min_rows=1)
     if np.any(n < 1):
         raise ValueError("trials must be positive")
-    s2 = check_array(np.broadcast_to(np.asarray(sigma2_mix, dtype=float), n.shape), "sigma2_mix", nonnegative=True)
+    s2 = np.asarray(check_unmasked(sigma2_mix, "sigma2_mix"), dtype=float)
+    s2 = check_array(np.broadcast_to(s2, n.shape), "sigma2_mix", nonnegative=True)
     return n, s2

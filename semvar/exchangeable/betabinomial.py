@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import optimize, special, stats
 
-from .._validation import check_option
+from .._validation import check_option, drop_masked
 from ._checks import _check_counts
 from .proxies import bernoulli_subgaussian_proxy, beta_proxy_upper_bound, beta_subgaussian_proxy, beta_variance
 
@@ -83,7 +83,8 @@ def fit_beta_binomial(successes: ArrayLike, trials: ArrayLike, method: str = "ml
     Parameters
     ----------
     successes, trials : array-like of shape (m,)
-        Correct answers and items per group (subject), ``m >= 2``.
+        Correct answers and items per group (subject), ``m >= 2``.  A
+        subject masked (:class:`numpy.ma.MaskedArray`) in either is left out.
     method : {"mle", "moments"}, default="mle"
         ``"moments"``: unweighted mean ``m`` of the group proportions ``y_s``
         and their sample variance ``s2`` (ddof 1), solved from
@@ -99,7 +100,8 @@ def fit_beta_binomial(successes: ArrayLike, trials: ArrayLike, method: str = "ml
     Raises
     ------
     ValueError
-        Bad counts, fewer than two groups, an unknown method.
+        Bad counts, fewer than two groups (once masked ones are left out), an
+        unknown method.
 
     Examples
     --------
@@ -108,6 +110,7 @@ def fit_beta_binomial(successes: ArrayLike, trials: ArrayLike, method: str = "ml
     (0.5, 0.808)
     """
     check_option(method, "method", METHODS)
+    successes, trials = drop_masked([successes, trials], ["successes", "trials"])
     k, n = _check_counts(successes, trials)
     y = k / n
     m = float(np.mean(y))

@@ -14,7 +14,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import stats
 
-from .._validation import check_array, check_int, check_real
+from .._validation import check_array, check_int, check_real, check_unmasked
 from ._checks import _check_delta, _check_range
 
 __all__ = ["effective_variance", "tail_bound", "halfwidth", "hoeffding_halfwidth", "wald_halfwidth"]
@@ -39,7 +39,8 @@ def effective_variance(c: ArrayLike, sigma2_mix: float = 0.0) -> float:
     Raises
     ------
     ValueError
-        Negative or non-finite constants, or a negative ``sigma2_mix``.
+        Negative or non-finite constants (or a masked array with a masked
+        entry), or a negative ``sigma2_mix``.
 
     Notes
     -----
@@ -53,7 +54,7 @@ def effective_variance(c: ArrayLike, sigma2_mix: float = 0.0) -> float:
     >>> effective_variance([0.5, 0.5], 0.1)
     0.225
     """
-    c = check_array(c, "c", ndim=1, nonnegative=True)
+    c = check_array(check_unmasked(c, "c"), "c", ndim=1, nonnegative=True)
     s2 = check_real(sigma2_mix, "sigma2_mix", low=0.0)
     return float(np.sum(c**2) / 4.0 + s2)
 
@@ -72,13 +73,19 @@ def tail_bound(t: float | ArrayLike, sigma2_eff: float) -> np.ndarray | float:
     -------
     float or ndarray
 
+    Raises
+    ------
+    ValueError
+        Negative or non-finite deviations (or a masked array with a masked
+        entry), or a proxy that is not positive.
+
     Examples
     --------
     >>> round(tail_bound(1.96, 1.0), 4)
     0.2929
     """
     s2 = check_real(sigma2_eff, "sigma2_eff", low=0.0, low_open=True)
-    arr = check_array(t, "t", nonnegative=True)
+    arr = check_array(check_unmasked(t, "t"), "t", nonnegative=True)
     out = np.minimum(1.0, 2.0 * np.exp(-(arr**2) / (2.0 * s2)))
     return float(out) if out.ndim == 0 else out
 

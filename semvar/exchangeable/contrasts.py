@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_int, check_real
+from .._validation import check_array, check_int, check_real, check_unmasked
 from ._checks import _check_delta, _check_n_N, _check_range
 
 
@@ -58,7 +58,8 @@ def contrast_variance_proxy(a: ArrayLike, value_range: float = 1.0, *, atol: flo
     ------
     ValueError
         If ``a`` does not sum to zero: then ``E[f | Theta] = sum(a) mu(Theta)``
-        moves with ``Theta`` and the mixture term does not cancel.
+        moves with ``Theta`` and the mixture term does not cancel; or if ``a``
+        is not a finite 1-D array (a masked array with a masked entry included).
 
     Notes
     -----
@@ -70,7 +71,7 @@ def contrast_variance_proxy(a: ArrayLike, value_range: float = 1.0, *, atol: flo
     >>> contrast_variance_proxy([1, -1])
     0.5
     """
-    a = check_array(a, "a", ndim=1, min_rows=1)
+    a = check_array(check_unmasked(a, "a"), "a", ndim=1, min_rows=1)
     r = _check_range(value_range)
     total = float(np.sum(a))
     scale = float(np.sum(np.abs(a)))

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import RandomStateLike, check_int, check_option
+from .. import graph
+from .._validation import RandomStateLike, check_int, check_label_codes, check_option, drop_masked
 from ._checks import _check_counts, _check_groups, _check_trials_mix
 from .betabinomial import METHODS, PROXIES, fit_beta_binomial
 from .concentration import halfwidth
@@ -33,6 +34,13 @@ def macro_halfwidth(trials: ArrayLike, sigma2_mix: float | ArrayLike, delta: flo
         i.i.d. half-width).
     delta : float in (0, 1)
 
+    Raises
+    ------
+    ValueError
+        Non-positive trials, negative proxies (either a masked array with a
+        masked entry included: the half-width is of the subjects given),
+        ``delta`` outside (0, 1).
+
     Examples
     --------
     >>> from semvar.exchangeable import hoeffding_halfwidth
@@ -59,9 +67,11 @@ def hierarchical_macro_halfwidth(
     Parameters
     ----------
     successes, trials : array-like of shape (S,)
-        Correct answers and items per subject.
+        Correct answers and items per subject.  A subject masked
+        (:class:`numpy.ma.MaskedArray`) in any of the three arrays is left out.
     domains : array-like of shape (S,)
-        Domain label of each subject (subjects are exchangeable within a domain).
+        Domain label of each subject (subjects are exchangeable within a
+        domain): labels of one kind, compared as given, none missing.
     delta : float in (0, 1)
     method : {"mle", "moments"}, default="mle"
     proxy : {"optimal", "variance", "bound", "bernoulli"}, default="optimal"
@@ -73,17 +83,27 @@ def hierarchical_macro_halfwidth(
     dict
         ``halfwidth`` (hierarchical), ``iid_halfwidth``, ``macro`` (the
         score), ``fits`` (domain -> BetaBinomialFit), ``sigma2_mix`` (per subject).
+
+    Raises
+    ------
+    ValueError
+        Bad counts, ``domains`` of another length, holding None or NaN or
+        labels of more than one kind (``1`` and ``"1"``), a domain with fewer
+        than two subjects, an unknown ``method`` or ``proxy``.
     """
+    successes, trials, domains = drop_masked([successes, trials, domains], ["successes", "trials", "domains"])
     k, n = _check_counts(successes, trials)
     check_option(method, "method", METHODS)
     check_option(proxy, "proxy", PROXIES)
-    dom = np.asarray(domains)
-    if dom.shape != k.shape:
-        raise ValueError(f"domains must have one label per subject, got {dom.shape[0]} labels for {k.shape[0]} subjects")
+    size = len(domains) if not isinstance(domains, np.ndarray) else (domains.shape[0] if domains.ndim else 0)
+    if not hasattr(domains, "__len__") or size != k.shape[0]:
+        raise ValueError(f"domains must have one label per subject, got {size if hasattr(domains, '__len__') else 0} "
+                         f"labels for {k.shape[0]} subjects")
+    codes, names = check_label_codes(domains, "domains", n=k.shape[0])
     fits = {}
     s2 = np.zeros(len(k))
-    for d in sorted(set(dom.tolist()), key=str):
-        idx = dom == d
+    for c in sorted(range(len(names)), key=lambda c: str(names[c])):
+        d, idx = names[c], codes == c
         if idx.sum() < 2:
             raise ValueError(f"domain {d!r} has fewer than two subjects; a beta-binomial fit needs at least two")
         fit = fit_beta_binomial(k[idx], n[idx], method=method)
@@ -112,14 +132,24 @@ def split_half_correlation(correct: ArrayLike, groups: ArrayLike, *, random_stat
     correct : array-like of shape (n_items,) of 0/1
     groups : array-like of shape (n_items,)
         Group (subject) of each item; at least three groups, each with at
-        least two items.
+        least two items.  Labels of one kind, compared as given, none
+        missing.  An item masked (:class:`numpy.ma.MaskedArray`) in
+        ``correct`` or ``groups`` is left out.
     random_state : None, int or Generator, default=None
 
     Returns
     -------
     float
         ``nan`` if either half's accuracies are constant across groups.
+
+    Raises
+    ------
+    ValueError
+        ``correct`` not 0/1, ``groups`` of another length, holding None or
+        NaN or labels of more than one kind, fewer than three groups or a
+        group with fewer than two items.
     """
+    correct, groups = drop_masked([correct, groups], ["correct", "groups"])
     x, labels, inv, rng = _check_groups(correct, groups, random_state)
     h1 = np.empty(len(labels))
     h2 = np.empty(len(labels))
@@ -198,7 +228,9 @@ def split_half_correlations(
     correct : array-like of shape (n_items,) of 0/1
     groups : array-like of shape (n_items,)
         Group (subject) of each item; at least three groups, each with at
-        least two items.
+        least two items.  Labels of one kind, compared as given, none
+        missing.  An item masked (:class:`numpy.ma.MaskedArray`) in
+        ``correct`` or ``groups`` is left out.
     n_splits : int, default=100
     random_state : None, int or numpy.random.Generator, default=None
 
@@ -211,7 +243,9 @@ def split_half_correlations(
     Raises
     ------
     ValueError
-        As :func:`split_half_correlation`, or ``n_splits < 1``.
+        As :func:`split_half_correlation`, or ``n_splits < 1``, or splits
+        whose draws would not fit in the memory available
+        (:func:`semvar.graph.check_memory`).
 
     Notes
     -----
@@ -229,8 +263,13 @@ def split_half_correlations(
     >>> bool(split_half_correlations(het, groups, 20, random_state=1).mean() > 0.8)
     True
     """
+    correct, groups = drop_masked([correct, groups], ["correct", "groups"])
     x, labels, inv, rng = _check_groups(correct, groups, random_state)
     n_splits = check_int(n_splits, "n_splits", low=1)
+    largest = int(np.bincount(inv).max())
+    # per split: the two halves' accuracies of every group, and a group's uniform draws, their order and its half
+    graph.check_memory(n_splits * (16 * len(labels) + 24 * largest), f"n_splits = {n_splits:,} splits",
+                       "use fewer splits")
     h1 = np.empty((n_splits, len(labels)))
     h2 = np.empty((n_splits, len(labels)))
     for j in range(len(labels)):

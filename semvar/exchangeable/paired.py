@@ -15,12 +15,14 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
+from .._validation import drop_masked
 from ._checks import _check_binary, _check_delta
 
 __all__ = ["paired_halfwidth"]
 
 
 def _check_pair(correct_a: ArrayLike, correct_b: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    correct_a, correct_b = drop_masked([correct_a, correct_b], ["correct_a", "correct_b"])
     a = _check_binary(correct_a, "correct_a", min_rows=1)
     b = _check_binary(correct_b, "correct_b", min_rows=1)
     if a.shape != b.shape:
@@ -44,7 +46,8 @@ def paired_halfwidth(correct_a: ArrayLike, correct_b: ArrayLike, delta: float = 
     ----------
     correct_a, correct_b : array-like of shape (N,) of 0/1
         Correctness of the two models, item by item (the same items, in the
-        same order).
+        same order).  An item masked (:class:`numpy.ma.MaskedArray`) in
+        either is left out of both.
     delta : float in (0, 1), default=0.05
 
     Returns
@@ -55,7 +58,8 @@ def paired_halfwidth(correct_a: ArrayLike, correct_b: ArrayLike, delta: float = 
     Raises
     ------
     ValueError
-        Lengths that differ, values other than 0/1, ``delta`` outside (0, 1).
+        Lengths that differ, values other than 0/1, ``delta`` outside (0, 1),
+        or no item left once the masked ones are left out.
 
     Notes
     -----

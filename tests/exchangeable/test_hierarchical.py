@@ -46,3 +46,66 @@ def test_simulators_are_reproducible():
     m1, p1 = simulate_exchangeable_means(10, 2, 2, 5, random_state=4)
     m2, p2 = simulate_exchangeable_means(10, 2, 2, 5, random_state=4)
     assert np.array_equal(m1, m2) and np.array_equal(p1, p2)
+
+
+# --------------------------------------------------------------------------- groups as labels; masks; memory
+GROUPS = np.repeat(np.arange(4), 6)
+CORRECT = np.tile([1, 0, 1, 1, 0, 0], 4)
+
+
+@pytest.mark.parametrize("fn", [ex.split_half_correlation, ex.split_half_correlations])
+@pytest.mark.parametrize(
+    "groups, msg",
+    [
+        ([None] * 6 + ["b"] * 18, r"groups holds None at position 0"),
+        ([1] * 6 + ["1"] * 6 + [2] * 12, r"groups must hold labels of one kind"),
+        ([0.0] * 6 + [np.nan] * 6 + [2.0] * 12, r"groups contains NaN"),
+    ],
+)
+def test_groups_must_be_labels_of_one_kind(fn, groups, msg):
+    with pytest.raises(ValueError, match=msg):
+        fn(CORRECT, groups, random_state=0)
+
+
+def test_groups_given_as_strings_split_as_the_same_groups_as_ints():
+    names = np.array(["d", "a", "c", "b"])[GROUPS].tolist()  # a list of str, in sorted order a, b, c, d
+    ints = np.array([3, 0, 2, 1])[GROUPS]  # the same groups numbered in that order
+    for fn in (ex.split_half_correlation, ex.split_half_correlations):
+        assert np.array_equal(fn(CORRECT, names, random_state=3), fn(CORRECT, ints, random_state=3), equal_nan=True)
+
+
+def test_a_masked_item_is_left_out_of_the_split_half_correlation():
+    c = np.ma.MaskedArray(np.r_[CORRECT, 1], mask=np.r_[np.zeros(24, bool), True])
+    g = np.r_[GROUPS, 0]
+    assert np.array_equal(ex.split_half_correlations(c, g, 5, random_state=1),
+                          ex.split_half_correlations(CORRECT, GROUPS, 5, random_state=1), equal_nan=True)
+    gm = np.ma.MaskedArray(np.r_[GROUPS, 9], mask=np.r_[np.zeros(24, bool), True])
+    assert np.array_equal(ex.split_half_correlations(np.r_[CORRECT, 1], gm, 5, random_state=1),
+                          ex.split_half_correlations(CORRECT, GROUPS, 5, random_state=1), equal_nan=True)
+
+
+def test_domains_must_be_labels_of_one_kind():
+    k, n = [3, 5, 4, 6], [10, 10, 10, 10]
+    with pytest.raises(ValueError, match=r"domains holds None at position 0"):
+        ex.hierarchical_macro_halfwidth(k, n, [None, None, "x", "x"], 0.05)
+    with pytest.raises(ValueError, match=r"domains must hold labels of one kind"):
+        ex.hierarchical_macro_halfwidth(k, n, [1, 1, "1", "1"], 0.05)  # were one domain of four subjects
+    same = ex.hierarchical_macro_halfwidth(k, n, ["x", "x", "y", "y"], 0.05)
+    assert ex.hierarchical_macro_halfwidth(k, n, np.array(["x", "x", "y", "y"], dtype=object), 0.05)[
+        "halfwidth"] == same["halfwidth"]
+    assert list(same["fits"]) == ["x", "y"]
+
+
+def test_masked_trials_are_refused():
+    with pytest.raises(ValueError, match=r"trials is a masked array with 1 masked entry"):
+        ex.macro_halfwidth(np.ma.MaskedArray([10, 20], mask=[0, 1]), 0.0, 0.05)
+    with pytest.raises(ValueError, match=r"sigma2_mix is a masked array"):
+        ex.micro_halfwidth([10, 20], np.ma.MaskedArray([0.1, 0.2], mask=[0, 1]), 0.05)
+
+
+def test_split_half_correlations_refuse_splits_that_cannot_fit(monkeypatch):
+    from semvar import graph
+
+    monkeypatch.setattr(graph, "available_memory", lambda: 2**30)
+    with pytest.raises(ValueError, match=r"n_splits = 1,000,000,000,000 splits need about [\d,.]+ GiB"):
+        ex.split_half_correlations(CORRECT, GROUPS, 10**12, random_state=0)

@@ -47,3 +47,12 @@ def test_paired_halfwidth_bad_input():
         ex.paired_halfwidth([], [])
     with pytest.raises(ValueError, match="delta"):
         ex.paired_halfwidth([1, 0], [0, 1], 1.0)
+
+
+def test_a_masked_item_is_left_out_of_both_models():
+    # item 4 is masked in b: the half-width is that of the four items both models have (was read as agreement)
+    a = np.ma.MaskedArray([1, 1, 0, 0, 1], mask=False)
+    b = np.ma.MaskedArray([1, 0, 1, 0, 0], mask=[0, 0, 0, 0, 1])
+    assert ex.paired_halfwidth(a, b) == ex.paired_halfwidth([1, 1, 0, 0], [1, 0, 1, 0])
+    with pytest.raises(ValueError, match="correct_b: every entry is masked"):
+        ex.paired_halfwidth([1, 0], np.ma.masked_all(2))
