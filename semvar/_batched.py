@@ -48,8 +48,9 @@ def auto_entropies(
     ``graphs`` are dense 0/1 float adjacencies (no self-loops) of at most a few
     hundred texts; ``rngs`` their generators (consumed as the per-problem
     path consumes them: one draw for the final k-means when ``K_core > 1``).
-    Graphs whose core (texts with an edge) has fewer than three texts are
-    left to the caller (entry None).
+    Graphs whose core (texts with an edge) has fewer than three texts, or
+    is in several connected components (the rule then runs on each
+    component), are left to the caller (entry None).
     """
     out = [None] * len(graphs)
     groups: dict[int, list[int]] = {}
@@ -66,8 +67,19 @@ def auto_entropies(
         cores[i], keeps[i] = core, keep
         groups.setdefault(core.shape[0], []).append(i)
     for nc, idx in groups.items():
-        _auto_group(nc, idx, graphs, cores, keeps, rngs, k_max, out)
+        idx = [i for i, one in zip(idx, _connected(np.stack([cores[i] for i in idx]))) if one]
+        if idx:
+            _auto_group(nc, idx, graphs, cores, keeps, rngs, k_max, out)
     return out
+
+
+def _connected(C: np.ndarray) -> np.ndarray:
+    """Whether each stacked graph ``C[b]`` is connected: reachability by repeated squaring of ``(C > 0) + I``."""
+    n = C.shape[1]
+    R = ((C > 0) | np.eye(n, dtype=bool)).astype(np.float32)
+    for _ in range(max(int(np.ceil(np.log2(max(n - 1, 1)))), 1)):
+        R = (np.matmul(R, R) > 0).astype(np.float32)
+    return R[:, 0, :].all(axis=1)
 
 
 def _auto_group(nc, idx, graphs, cores, keeps, rngs, k_max, out):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import math
 import os
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from . import __version__, claims, graph
+from ._masks import MASKED_N_MAX, unresolved
 from ._redact import redact
 from .entropy import empirical_entropy
 from .graph import (
@@ -35,7 +37,7 @@ from .judges import estimate_pq
 from .llm import PROMPTS, LLMJudge, LLMJudgeError
 from .llm.cache import CacheError
 from .llm.prompts import forged_heading, lone_surrogate
-from .pipeline import graph_entropy
+from .pipeline import entropy_range, graph_entropy
 from .relation import relation_report
 from .spectral import spectral_clusters
 
@@ -94,6 +96,9 @@ def _cmd_replicate(args: argparse.Namespace) -> int:
     try:  # every argument is checked before the first check runs (they take minutes)
         if args.out:
             out = _check_out(args.out, {})
+        if args.only is not None and not args.only:
+            return _fail("replicate", "--only needs at least one claim id (or id prefix); leave it out to run every "
+                         "claim")
         if args.only:
             known = list(claims.registry())
             unknown = [i for i in args.only if not any(c.startswith(i) for c in known)]
@@ -164,15 +169,20 @@ def _read_inputs(args: argparse.Namespace) -> _Inputs:
     try:
         texts, labels, lines = _read_texts(args.texts)
         distinct, inverse, first = collapse_duplicates(texts, return_first=True)  # identical texts: judged once
-        _check_design_size(str(args.pairs), len(distinct))
+        _check_design_size(str(args.pairs), len(distinct), max(args.k_max, 1))
         pairs = _pair_design(args.pairs, len(distinct), args.seed)
-        out = _check_out(args.out, {"texts file": args.texts}, cache=args.cache)
+        inputs = {"texts file": args.texts}
+        if args.prompt not in PROMPTS:
+            inputs["prompt file"] = args.prompt
+        out = _check_out(args.out, inputs, cache=args.cache)
     except (OSError, ValueError) as exc:
         raise _Failure(str(exc)) from None
     run = _Inputs(texts, labels, lines, distinct, inverse, first, pairs, out, args.prompt)
     _check_k_option(args.k, len(distinct), run.of)
     if args.min_judged is not None and not 0.0 <= args.min_judged <= 1.0:
         raise _Failure(f"--min-judged must be a share in [0, 1], got {args.min_judged}")
+    if not 0.0 <= args.max_unresolved <= 1.0:
+        raise _Failure(f"--max-unresolved must be a share in [0, 1], got {args.max_unresolved}")
     if args.prompt not in PROMPTS:
         try:
             with open(args.prompt, encoding="utf-8") as fh:
@@ -198,11 +208,17 @@ def _make_judge(args: argparse.Namespace, run: _Inputs) -> LLMJudge:
     """The LLM judge of the command line's options; refused if a text holds a line of its prompt."""
     if args.cache is None and not args.quiet:
         print("note: no --cache given, so an interrupted run starts over", file=sys.stderr)
+    if args.api_key_env != _DEFAULT_KEY_ENV and not os.environ.get(args.api_key_env):
+        raise _Failure(
+            f"--api-key-env {args.api_key_env}: no such environment variable is set (or it is empty); set it, or "
+            f"leave --api-key-env out for a server that needs no key (then {_DEFAULT_KEY_ENV} is read if set)"
+        )
     try:
         judge = LLMJudge(
             args.base_url,
             args.model,
             api_key=os.environ.get(args.api_key_env) or "",
+            api_key_env=args.api_key_env,
             prompt=run.prompt,
             cache_path=args.cache,
             timeout=args.timeout,
@@ -222,8 +238,8 @@ def _make_judge(args: argparse.Namespace, run: _Inputs) -> LLMJudge:
         if forged is not None:
             judge.close()
             raise _Failure(
-                f"{args.texts}, line {number}: the text holds the line {forged!r}, which is also a line of the "
-                "prompt; pasted into it, the prompt would no longer say where the text ends. Reword that line."
+                f"{args.texts}, line {number}: the text holds the line {forged!r}, which is (or begins with) a line "
+                "of the prompt; pasted into it, the prompt would no longer say where the text ends. Reword that line."
             )
     return judge
 
@@ -256,7 +272,8 @@ def _analyse(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, pairs, ver
     A, observed = adjacency_from_verdicts(n_u, pairs, verdicts, return_mask=True)
     laplacian = args.laplacian or _default_laplacian(args.pairs)
     k, k_method, clusters_u = _partition(args, design, A, observed, n_u, laplacian)
-    clusters = clusters_u[run.inverse]  # every copy of a text joins its cluster
+    clusters = clusters_u[run.inverse]  # every copy of a text joins its cluster (-1: unresolved)
+    resolved = clusters >= 0
     result = {
         "semvar_version": __version__,
         "texts": os.path.abspath(args.texts),
@@ -265,6 +282,7 @@ def _analyse(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, pairs, ver
         "base_url": judge.base_url,
         "model": args.model,
         "prompt": judge.prompt,
+        **_template_record(run),
         "pairs_design": args.pairs,
         "seed": args.seed,
         "n_pairs": int(pairs.shape[0]),
@@ -272,8 +290,10 @@ def _analyse(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, pairs, ver
         "k": k,
         "k_method": k_method,
         "laplacian": laplacian,
-        "entropy": float(empirical_entropy(clusters)),
-        "clusters": clusters.tolist(),
+        "entropy": float(empirical_entropy(clusters[resolved])),
+        "n_unresolved": int(np.count_nonzero(~resolved)),
+        "entropy_range": list(entropy_range(clusters)) if not resolved.all() else None,
+        "clusters": [int(c) if c >= 0 else None for c in clusters.tolist()],
         "violations": relation_report(n_u, pairs, verdicts),
         "pairs": (run.first[pairs] if pairs.shape[0] else pairs).tolist(),  # into the file's texts: first copies
         "verdicts": [None if m else bool(x) for x, m in zip(np.ma.getdata(verdicts), np.ma.getmaskarray(verdicts))],
@@ -282,6 +302,20 @@ def _analyse(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, pairs, ver
     if run.labels is not None:
         lines.append(_compare_with_labels(result, run, pairs, verdicts))
     return result, lines
+
+
+#: The longest custom template kept whole in the result (its sha256 is always kept).
+_TEMPLATE_KEEP = 20_000
+
+
+def _template_record(run: _Inputs) -> dict:
+    """A custom template's sha256 and, unless it is long, its text: the result says which prompt judged."""
+    if run.prompt in PROMPTS:
+        return {}
+    record = {"prompt_sha256": hashlib.sha256(run.prompt.encode("utf-8")).hexdigest()}
+    if len(run.prompt) <= _TEMPLATE_KEEP:
+        record["prompt_template"] = run.prompt
+    return record
 
 
 def _check_enough_judged(args: argparse.Namespace, judge: LLMJudge, pairs, verdicts, n_distinct: int) -> None:
@@ -309,38 +343,39 @@ def _default_laplacian(spec: str) -> str:
 
 
 def _partition(args: argparse.Namespace, design, A, observed, n_distinct: int, laplacian: str):
-    """K, how it was found, and the clusters of the distinct texts."""
+    """K, how it was found, and the cluster of each distinct text (-1: unresolved by a partly judged graph)."""
     if design is not None and args.k == "auto" and design.labels is not None:
         # the design has already estimated the partition from every verdict it asked for
         clusters = np.asarray(design.labels, dtype=np.int64)
         k = int(clusters.max()) + 1 if clusters.size else 1
         how = f"reps: the design's own partition (greedy pass, {_reps_extra(args.pairs)} checks per text, refined)"
         return k, how, clusters
+    if n_distinct == 1:
+        return 1, "one distinct text", np.zeros(1, dtype=np.int64)
+    if args.k != "auto":
+        return int(args.k), "given", _spectral_partition(A, observed, int(args.k), laplacian, args.seed)
+    full = int(observed.nnz) == n_distinct * (n_distinct - 1)
     try:
-        k, k_method, clusters = _choose_k(args, A, n_distinct, laplacian)
+        return _choose_k(args, A, None if full else observed, n_distinct, laplacian)
     except ValueError as exc:
         raise _Failure(str(exc)) from None
-    if clusters is None:
-        clusters = _spectral_partition(A, observed, k, laplacian, args.seed)
-    return k, k_method, clusters
 
 
-def _choose_k(args: argparse.Namespace, A, n_distinct: int, laplacian: str = "normalized"):
-    """K, how it was found, and the rule's clusters: --k as given, or semvar.select_k.auto for --k auto.
+def _choose_k(args: argparse.Namespace, A, observed, n_distinct: int, laplacian: str = "normalized"):
+    """K by semvar.select_k.auto, how it was found, and the clusters (``observed`` None: every pair judged).
 
-    With --k auto a text that no other text was judged equivalent to is a meaning of its own.  For a
-    full design the clusters are the rule's (those texts alone, the rest clustered into the remaining
-    K); for a sampled design the rule reads an unasked pair as FALSE, so only its K is used.
+    A text judged equivalent to no other text is a meaning of its own when every pair of it was
+    judged; in a partly judged graph (a sampled design, lost calls) it is unresolved, and more
+    unresolved texts than --max-unresolved allows stop the command, before any clustering, with a
+    design that would resolve them.
     """
-    if n_distinct == 1:
-        return 1, "one distinct text", None
-    if args.k != "auto":
-        return int(args.k), "given", None
-    sampled = str(args.pairs).startswith("sample")
     k_max = min(args.k_max, max(n_distinct - 1, 1))  # below 1 it is refused with the rule's message
+    if observed is not None:
+        _check_resolved(args, A, observed, n_distinct)
     try:
-        _, labels, sel = graph_entropy(A, "auto", laplacian="normalized" if sampled else laplacian, k_max=k_max,
-                                       random_state=args.seed, return_labels=True, return_k=True)
+        _, labels, sel = graph_entropy(A, "auto", laplacian="normalized" if observed is not None else laplacian,
+                                       k_max=k_max, observed=observed, max_unresolved=1.0, random_state=args.seed,
+                                       return_labels=True, return_k=True)
     except ValueError as exc:
         raise ValueError(f"--k auto could not choose K ({exc}); give --k K") from None
     how = f"auto: {sel.details.get('rule', 'icl')}"
@@ -349,7 +384,52 @@ def _choose_k(args: argparse.Namespace, A, n_distinct: int, laplacian: str = "no
     how += f", k_max={k_max}"
     if sel.n_singletons:
         how += f"; {sel.n_singletons} text(s) judged equivalent to no other counted as meanings of their own"
-    return sel.k, how, (None if sampled else labels)
+    if sel.n_unresolved:
+        how += f"; {sel.n_unresolved} text(s) unresolved (no TRUE verdict, a pair unjudged), left out"
+    return sel.k, how, labels
+
+
+def _check_resolved(args: argparse.Namespace, A, observed, n_distinct: int) -> None:
+    """Stop, before any clustering, when the judged pairs leave more texts unresolved than --max-unresolved allows."""
+    u = int(np.count_nonzero(unresolved(A, observed)))
+    share = u / n_distinct
+    if u > args.max_unresolved * n_distinct:
+        raise _Failure(
+            f"{u} of {n_distinct} distinct texts ({share:.1%}) are unresolved: no TRUE verdict among their judged "
+            f"pairs and at least one pair unjudged, so the verdicts do not say which meaning they share, and "
+            f"counting each as a meaning of its own would inflate K and the entropy; --max-unresolved is "
+            f"{args.max_unresolved:g}. No entropy is reported. {_sufficient_design(args, share, n_distinct)}",
+            code=1,
+        )
+    if n_distinct > MASKED_N_MAX:
+        raise _Failure(
+            f"--k auto on a partly judged graph of {n_distinct:,} distinct texts reads it densely, and at most "
+            f"{MASKED_N_MAX:,} are allowed; give --k K (the 'centered' matrix reads the judged pairs as a sparse "
+            "operator), or --pairs reps:R, whose design finds the partition itself",
+            code=2,
+        )
+
+
+def _sufficient_design(args: argparse.Namespace, share: float, n: int) -> str:
+    """A design that would leave fewer texts unresolved than --max-unresolved allows (what to run instead)."""
+    r = 2
+    reps = (f"--pairs reps:{r} judges each text against one text of every meaning found so far, plus {r} checks "
+            f"(at most n(K + {r}) = {n * (args.k_max + r):,} calls for K <= --k-max {args.k_max}), and resolves "
+            "every text")
+    spec = str(args.pairs)
+    target = max(args.max_unresolved / 2, 1e-3)
+    if spec.startswith("sample:") and 0.0 < share < 1.0:
+        s = float(spec.split(":", 1)[1])
+        if s < 1.0:
+            # a text of a meaning of m texts is unresolved with probability (1 - s)^(m - 1) in a design of
+            # share s: the same m gives the target share for ln(1 - s') = ln(1 - s) ln(target) / ln(share)
+            s_new = 1.0 - math.exp(math.log1p(-s) * math.log(target) / math.log(share))
+            if share <= target or s_new >= 1.0:
+                return f"Use --pairs all, or {reps}."
+            calls = s_new * n * (n - 1) / 2
+            return (f"Use {reps}; or --pairs sample:{s_new:.2g} (about {calls:,.0f} calls), which would leave about "
+                    f"{target:.1%} unresolved if the meanings are as this sample suggests.")
+    return f"Use {reps}; or ask the missing pairs again (--max-retries, --timeout), or raise --max-unresolved."
 
 
 def _spectral_partition(A, observed, k: int, laplacian: str, seed: int) -> np.ndarray:
@@ -369,7 +449,10 @@ def _summary(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, result: di
         f"{stats['requests']} HTTP requests, {stats['cached'] + stats['shared']} calls from the cache, "
         f"{stats['retried']} retried, {stats['unjudged']} unjudged",
         f"K = {result['k']} ({result['k_method']})",
-        f"semantic spectral entropy = {result['entropy']:.4f} nats",
+        f"semantic spectral entropy = {result['entropy']:.4f} nats"
+        + (f" (of the {result['n_texts'] - result['n_unresolved']} resolved texts; {result['n_unresolved']} "
+           f"unresolved allow [{result['entropy_range'][0]:.4f}, {result['entropy_range'][1]:.4f}])"
+           if result["n_unresolved"] else ""),
         f"symmetry violations: {relation['symmetry']['violations']} of "
         f"{relation['symmetry']['pairs_judged_both_orders']} pairs judged in both orders",
     ]
@@ -383,11 +466,12 @@ def _summary(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, result: di
 
 def _compare_with_labels(result: dict, run: _Inputs, pairs, verdicts) -> str:
     """Add the judge's p and q against the file's labels, and the true entropy, to ``result``; the summary line."""
-    labels = np.asarray(run.labels, dtype=object)
-    est = estimate_pq(verdicts, labels[run.first], pairs)
+    index: dict = {}  # each label a whole number, compared as the value it is (never as text: "a" is not "a\x00")
+    codes = np.array([index.setdefault(lab, len(index)) for lab in run.labels], dtype=np.int64)
+    est = estimate_pq(verdicts, codes[run.first], pairs)
     result["pq"] = {"p": est.p, "q": est.q, "n_same": est.n_same, "n_diff": est.n_diff}
     result["true_labels"] = run.labels
-    result["true_entropy"] = float(empirical_entropy(labels.astype(str)))
+    result["true_entropy"] = float(empirical_entropy(codes))
     return (
         f"judge vs the labels in the file: p = {est.p:.3f} ({est.n_same} same-meaning pairs), "
         f"q = {est.q:.3f} ({est.n_diff} different-meaning pairs); true entropy = {result['true_entropy']:.4f}"
@@ -508,6 +592,9 @@ def _check_label(label, path: str, number: int):
     raise ValueError(f"{path}, line {number}: the label is {shown!r}; {_LABEL_RULE}")
 
 
+#: The environment variable the judge command reads the API key from unless --api-key-env names another.
+_DEFAULT_KEY_ENV = "OPENAI_API_KEY"
+
 _FLAGS = {"timeout": "--timeout", "max_retries": "--max-retries", "concurrency": "--concurrency",
           "max_retry_after": "--max-wait", "backoff_base": "--backoff-base", "temperature": "--temperature",
           "max_tokens": "--max-tokens", "base_url": "--base-url", "model": "--model"}
@@ -519,11 +606,12 @@ def _flag_names(message: str) -> str:
 
 
 # --------------------------------------------------------------------------- judge: the pair design
-def _check_design_size(spec: str, n: int) -> None:
+def _check_design_size(spec: str, n: int, k_max: int = 10) -> None:
     """Refuse, before any pair is built, a design whose run cannot fit in memory; the message gives the estimate.
 
     A judged pair takes :data:`semvar.graph.JUDGED_PAIR_BYTES` bytes through the run; the memory available
-    is :func:`semvar.graph.available_memory`.
+    is :func:`semvar.graph.available_memory`.  The representatives design asks about ``n (K + R)``
+    pairs, estimated with ``K = k_max`` (a design that finds more meanings asks more).
     """
     m = n * (n - 1) // 2
     if spec == "ordered":
@@ -533,6 +621,11 @@ def _check_design_size(spec: str, n: int) -> None:
             m = int(m * min(max(float(spec.split(":", 1)[1]), 0.0), 1.0))
         except ValueError:
             return  # _pair_design names the bad share
+    elif spec.startswith("reps:"):
+        try:  # each text against one representative per meaning found so far, plus R checks
+            m = min(m, n * (k_max + max(int(spec.split(":", 1)[1]), 0)))
+        except ValueError:
+            return  # _reps_extra names the bad R
     per_pair = graph.JUDGED_PAIR_BYTES
     need = per_pair * m
     if need < 2**28:
@@ -580,9 +673,7 @@ def _pair_design(spec: str, n: int, seed: int):
             s = -1.0
         if not 0.0 < s <= 1.0:
             raise ValueError(f"--pairs sample:S needs a share S in (0, 1], got {spec!r}")
-        P = all_pairs(n)
-        keep = np.random.default_rng(seed).random(P.shape[0]) < s
-        return P[keep]
+        return graph.random_pairs(n, s, random_state=seed)  # costs the pairs drawn, not all n(n-1)/2
     raise ValueError(f"--pairs must be 'all', 'ordered', 'sample:S' with S in (0, 1] or 'reps:R' with R >= 0, "
                      f"got {spec!r}")
 
@@ -769,6 +860,13 @@ def _add_judge_analysis_options(jp: argparse.ArgumentParser) -> None:
     )
     jp.add_argument("--k-max", type=int, default=10, help="largest K tried by --k auto (default 10)")
     jp.add_argument(
+        "--max-unresolved", type=float, default=0.05, metavar="S",
+        help="with --k auto on a partly judged graph (a sampled design, lost calls): the largest share of texts "
+        "left unresolved (no TRUE verdict, a pair unjudged) for which the entropy of the resolved texts is "
+        "reported, with the range the unresolved ones allow; above it no entropy is reported and a design that "
+        "would resolve them is named (default 0.05)",
+    )
+    jp.add_argument(
         "--laplacian", choices=("normalized", "unnormalized", "regularized", "centered"), default=None,
         help="spectral matrix (default: 'centered' for --pairs sample:S, else 'normalized')",
     )
@@ -780,7 +878,9 @@ def _add_judge_call_options(jp: argparse.ArgumentParser) -> None:
     jp.add_argument(
         "--prompt", default="liu2025", help=f"{' or '.join(sorted(PROMPTS))}, or a file holding a template"
     )
-    jp.add_argument("--api-key-env", default="OPENAI_API_KEY", help="environment variable holding the API key")
+    jp.add_argument("--api-key-env", default=_DEFAULT_KEY_ENV,
+                    help=f"environment variable holding the API key (default {_DEFAULT_KEY_ENV}; a variable named "
+                    "here must be set)")
     jp.add_argument("--concurrency", type=int, default=8, help="requests in flight at most (default 8)")
     jp.add_argument(
         "--timeout", type=float, default=30.0,

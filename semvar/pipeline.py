@@ -54,8 +54,25 @@ Isolated texts in the pipeline
 ------------------------------
 When ``K`` is chosen by a rule, a text the judge found equivalent to no other
 text is a meaning of its own: it gets a cluster to itself, and the rule
-chooses ``K`` for the other texts (see :mod:`semvar.select_k`).  With ``K``
-given as an int, Algorithm 1 is applied as printed, to all texts.
+chooses ``K`` for the other texts (see :mod:`semvar.select_k`).  A graph in
+several connected components is clustered one component at a time, each
+into the ``K`` the rule chose for it: no meaning spans two components.  With
+``K`` given as an int, Algorithm 1 is applied as printed, to all texts.
+
+Partly judged graphs
+--------------------
+An unjudged pair (a sampled design, a lost call, a masked verdict of a
+judge) is never read as FALSE.  :func:`graph_entropy` takes the mask of
+judged pairs (``observed=``, or a numpy masked array), and
+:func:`semantic_spectral_entropy` reads the mask of the verdicts its judge
+returns.  With ``K`` chosen by a rule, a text with no TRUE verdict and at
+least one unjudged pair is *unresolved*: label ``-1``, in no cluster, not
+counted in ``K``; the entropy is that of the resolved texts, returned only
+while the unresolved ones are at most a share ``max_unresolved`` of the texts
+(else :class:`UnresolvedError`, which carries that entropy and the range the
+unresolved texts allow, :func:`entropy_range`).  The resolved texts are
+clustered from the completed graph the rule read (:mod:`semvar.select_k`,
+"Partly judged graphs").
 """
 
 from __future__ import annotations
@@ -75,6 +92,7 @@ from numpy.typing import ArrayLike
 
 from . import spectral
 from ._batched import auto_entropies
+from ._masks import check_mask_size, completed, dense_mask
 from ._threads import one_thread
 from ._validation import (
     RandomStateLike,
@@ -87,10 +105,11 @@ from ._validation import (
     check_random_state,
     check_real,
     check_texts,
+    check_verdicts,
     show,
     split_verdicts,
 )
-from .entropy import empirical_entropy
+from .entropy import empirical_entropy, entropy_from_counts
 from .graph import all_pairs, check_judged, judge_graph
 from .select_k import METHODS, KSelection, is_registered, select_with_core
 from .spectral import canonical_labels
@@ -101,7 +120,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "semantic_spectral_entropy", "semantic_spectral_entropies", "semantic_von_neumann_entropy", "graph_entropy",
-    "BatchError", "BatchInputError", "FAST_N",
+    "BatchError", "BatchInputError", "UnresolvedError", "entropy_range", "FAST_N",
 ]
 
 #: Graphs of at most this many texts take the small-graph path (see the module notes).
@@ -110,6 +129,35 @@ FAST_N = 300
 #: Batches of fewer prompts than this run in this process whatever ``n_jobs`` says (on joblib's
 #: local backends): starting workers costs more than such a batch.
 PARALLEL_MIN = 5000
+
+
+class UnresolvedError(ValueError):
+    """A partly judged graph leaves more texts unresolved than allowed: no entropy is returned.
+
+    Attributes
+    ----------
+    n_unresolved : int
+        Texts with no TRUE verdict and at least one unjudged pair.
+    n : int
+        All texts.
+    entropy : float
+        The entropy of the resolved texts' clusters (the unresolved left out).
+    entropy_range : tuple of float
+        The smallest and largest entropy of all the texts that an assignment
+        of the unresolved ones allows: all joining the largest cluster, or
+        each a meaning of its own.
+    selection : KSelection
+        The rule's answer for the resolved texts.
+    """
+
+    def __init__(self, message: str, n_unresolved: int = 0, n: int = 0, entropy: float = float("nan"),
+                 entropy_range: tuple = (float("nan"), float("nan")), selection: KSelection | None = None) -> None:
+        super().__init__(message)
+        self.n_unresolved, self.n, self.entropy = n_unresolved, n, entropy
+        self.entropy_range, self.selection = entropy_range, selection
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.n_unresolved, self.n, self.entropy, self.entropy_range, self.selection))
 
 
 class BatchError(RuntimeError):
@@ -152,6 +200,7 @@ def semantic_spectral_entropy(
     *,
     laplacian: str = "normalized",
     k_max: int = 10,
+    max_unresolved: float = 0.0,
     random_state: RandomStateLike = None,
     return_labels: bool = False,
     return_k: bool = False,
@@ -181,6 +230,10 @@ def semantic_spectral_entropy(
     k_max : int, default=10
         Largest ``k`` a selection rule may return for the texts that have a
         TRUE verdict (ignored for an int ``k``).
+    max_unresolved : float, default=0.0
+        When the judge leaves pairs unjudged (masked verdicts) and ``k`` is a
+        rule: the largest share of unresolved texts for which an entropy is
+        returned (see :func:`graph_entropy`).
     random_state : None, int or numpy.random.Generator, default=None
         Seeds k-means (and the selection rule).
     return_labels : bool, default=False
@@ -197,13 +250,18 @@ def semantic_spectral_entropy(
         :math:`\\hat{\\mathcal E} = -\\sum_j \\hat p_j \\log \\hat p_j` in nats,
         :math:`\\hat p_j` the share of texts in cluster ``j``.
     labels : ndarray of shape (n,), only if ``return_labels``
+        Cluster of each text, ``-1`` for an unresolved one.
     selection : KSelection, only if ``return_k``
 
     Raises
     ------
     ValueError
-        For empty ``texts``, an invalid ``k``, ``k_max``, ``laplacian`` or
-        ``random_state``, or a judge that does not follow the protocol.
+        For empty ``texts``, an invalid ``k``, ``k_max``, ``laplacian``,
+        ``max_unresolved`` or ``random_state``, or a judge that does not follow
+        the protocol.
+    UnresolvedError
+        When the judge's unjudged pairs leave more than ``max_unresolved`` of
+        the texts unresolved.
 
     See Also
     --------
@@ -235,7 +293,8 @@ def semantic_spectral_entropy(
     check_laplacian(laplacian)
     check_bool(return_labels, "return_labels")
     check_bool(return_k, "return_k")
-    h, labels, sel = _one_problem(texts, judge, k, k_max, laplacian, rng)
+    max_unresolved = check_real(max_unresolved, "max_unresolved", low=0.0, high=1.0)
+    h, labels, sel = _one_problem(texts, judge, k, k_max, laplacian, rng, max_unresolved)
     return _pack(h, labels, sel, return_labels, return_k)
 
 
@@ -247,6 +306,7 @@ def graph_entropy(
     k_max: int = 10,
     tau: float | None = None,
     observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
+    max_unresolved: float = 0.0,
     random_state: RandomStateLike = None,
     return_labels: bool = False,
     return_k: bool = False,
@@ -258,7 +318,8 @@ def graph_entropy(
     adjacency : array-like or scipy sparse matrix of shape (n, n)
         Symmetric, non-negative, finite judged graph (``A_ij = 1``: texts
         ``i`` and ``j`` judged equivalent), dense or sparse.  The diagonal
-        is ignored (see the module notes on self-loops).
+        is ignored (see the module notes on self-loops).  A numpy masked
+        array's masked entries are unjudged pairs (as ``observed`` says).
     k : int or str, default="auto"
         Number of meanings, ``1 <= k <= n``; or the name of a rule that
         chooses it from the graph (:data:`semvar.select_k.METHODS`).  The
@@ -272,9 +333,17 @@ def graph_entropy(
     tau : float or None, default=None
         Regularisation for ``laplacian="regularized"``; None: the mean degree.
     observed : array-like or sparse matrix of shape (n, n), optional
-        0/1 mask of the pairs the judge was asked about, for
-        ``laplacian="centered"``; None: every pair.  Needs an int ``k``
-        (the selection rules read an unasked pair as a FALSE verdict).
+        0/1 mask of the pairs the judge gave a verdict on; None: every pair.
+        An unjudged pair is never read as FALSE.  With an int ``k`` it is read
+        by ``laplacian="centered"``; with a rule, the rule reads the judged
+        pairs only and the texts with no TRUE verdict and an unjudged pair
+        are *unresolved*: in no cluster (label -1), not counted in ``K``, and
+        left out of the entropy (see ``max_unresolved``; module notes,
+        "Partly judged graphs").
+    max_unresolved : float, default=0.0
+        Largest share of unresolved texts for which an entropy is returned
+        (of the resolved texts); above it :class:`UnresolvedError` is raised,
+        with that entropy and the range the unresolved texts allow.
     random_state : None, int or numpy.random.Generator, default=None
         Seeds k-means (and the selection rule).
     return_labels : bool, default=False
@@ -287,15 +356,19 @@ def graph_entropy(
     entropy : float
         The plug-in entropy (nats) of the cluster sizes, in ``[0, log K]``.
     labels : ndarray of shape (n,), only if ``return_labels``
+        Cluster of each text, ``-1`` for an unresolved one.
     selection : KSelection, only if ``return_k``
 
     Raises
     ------
     ValueError
         For a non-square, non-symmetric, negative or non-finite adjacency, an
-        invalid ``k``, ``k_max``, ``laplacian``, ``tau``, ``observed`` or
-        ``random_state``, a selection rule together with ``observed``, or a
-        weight above 1 for a rule that reads weights as verdicts.
+        invalid ``k``, ``k_max``, ``laplacian``, ``tau``, ``observed``,
+        ``max_unresolved`` or ``random_state``, both a masked array and
+        ``observed``, or a weight above 1 for a rule that reads weights as
+        verdicts.
+    UnresolvedError
+        When a larger share than ``max_unresolved`` of the texts is unresolved.
 
     See Also
     --------
@@ -327,23 +400,119 @@ def graph_entropy(
     >>> h, sel = graph_entropy(np.eye(30), return_k=True)
     >>> sel.k, bool(np.isclose(h, np.log(30)))
     (30, True)
+
+    Unjudged pairs are no evidence: three paths of four texts, with the other
+    pairs inside each path never judged, are three meanings, not one.
+
+    >>> A = np.kron(np.eye(3), np.eye(4, k=1) + np.eye(4, k=-1))
+    >>> O = np.ones((12, 12)) - np.kron(np.eye(3), np.ones((4, 4))) + A  # in-path pairs but the path's own unjudged
+    >>> h, sel = graph_entropy(A, observed=O, return_k=True)
+    >>> sel.k, round(h, 4)
+    (3, 1.0986)
     """
+    adjacency, observed = _unmask(adjacency, observed)
     A = _without_loops(check_adjacency(adjacency))
     k, k_max, rng = _check_k(k, k_max, A.shape[0], random_state)
-    check_laplacian(laplacian, tau=tau, observed=observed)
+    check_laplacian(laplacian, tau=tau, observed=observed if not isinstance(k, str) else None)
     check_bool(return_labels, "return_labels")
     check_bool(return_k, "return_k")
+    max_unresolved = check_real(max_unresolved, "max_unresolved", low=0.0, high=1.0)
     if tau is not None:
         tau = check_real(tau, "tau", low=0.0)
     O = None
     if observed is not None:
-        if isinstance(k, str):
-            raise ValueError(
-                f"k must be an int when observed is given (the selection rules read an unasked pair as FALSE), got {k!r}"
-            )
-        O = check_observed(observed, A)
-    h, labels, sel = _entropy_of_graph(A, k, k_max, laplacian, tau, O, rng)
+        O = check_observed(observed, A) if not isinstance(k, str) else dense_mask(
+            check_observed(check_mask_size(observed, A.shape[0]), A), A.shape[0])
+    if isinstance(k, str) and O is not None:
+        h, labels, sel = _rule_entropy(A, k, k_max, laplacian, tau, rng, False, O)
+        _check_unresolved(h, labels, sel, max_unresolved)
+    else:
+        h, labels, sel = _entropy_of_graph(A, k, k_max, laplacian, tau, O, rng)
     return _pack(h, labels, sel, return_labels, return_k)
+
+
+def _unmask(adjacency, observed):
+    """A numpy masked array's data with its masked entries as unjudged pairs (``observed``)."""
+    if not isinstance(adjacency, np.ma.MaskedArray):
+        return adjacency, observed
+    mask = np.ma.getmaskarray(adjacency)
+    if not mask.any():
+        return np.ma.getdata(adjacency), observed
+    if observed is not None:
+        raise ValueError("adjacency is a masked array and observed is given: give the unjudged pairs one way, "
+                         "as the mask or as observed")
+    judged = (~mask).astype(float)
+    np.fill_diagonal(judged, 0.0) if judged.ndim == 2 and judged.shape[0] == judged.shape[1] else None
+    return np.ma.getdata(adjacency).copy() * (~mask), judged
+
+
+def entropy_range(labels: ArrayLike) -> tuple[float, float]:
+    """The smallest and largest entropy of all the texts that the unresolved ones (label -1) allow.
+
+    Parameters
+    ----------
+    labels : array-like of int, shape (n,)
+        Cluster labels ``0, 1, ...`` of the resolved texts and ``-1`` for the
+        unresolved ones, as :func:`graph_entropy` returns them.
+
+    Returns
+    -------
+    (low, high) : tuple of float
+        The entropy (nats) with every unresolved text in the largest
+        cluster, and with each a meaning of its own.
+
+    Raises
+    ------
+    ValueError
+        For labels that are not whole numbers of at least -1.
+
+    Notes
+    -----
+    Any assignment of the unresolved texts to clusters, old or new, gives a
+    vector of cluster sizes that the first choice majorises and that
+    majorises the second; entropy is Schur-concave, so every such entropy
+    lies between the two.  The bounds use no verdict: a FALSE verdict
+    between an unresolved text and a cluster would narrow them.
+
+    Examples
+    --------
+    >>> low, high = entropy_range([0, 0, 1, 1, -1, -1])
+    >>> round(low, 4), round(high, 4)
+    (0.6365, 1.3297)
+    """
+    labels = np.asarray(labels)
+    if labels.ndim != 1 or not np.issubdtype(labels.dtype, np.integer) or (labels.size and labels.min() < -1):
+        raise ValueError(f"labels must be a 1-D array of whole numbers >= -1 (-1: unresolved), got {show(labels)}")
+    counts = np.bincount(labels[labels >= 0]) if np.any(labels >= 0) else np.zeros(0, dtype=np.int64)
+    u = int(np.count_nonzero(labels < 0))
+    low = counts.copy()
+    if low.size:
+        low[np.argmax(low)] += u
+    else:
+        low = np.array([u])
+    high = np.concatenate([counts, np.ones(u, dtype=np.int64)])
+    return float(entropy_from_counts(low)), float(entropy_from_counts(high))
+
+
+def _check_unresolved(h: float, labels: np.ndarray, sel, max_unresolved: float) -> None:
+    """Refuse an entropy of a partly judged graph that leaves more than ``max_unresolved`` of its texts unresolved."""
+    u, n = sel.n_unresolved, labels.size
+    if not u:
+        return
+    low, high = entropy_range(labels)
+    sel.details["entropy_range"] = (low, high)
+    if u <= max_unresolved * n and u < n:
+        return
+    found = (f"K = {sel.k} and the entropy {h:.4f} nats are those of the {n - u} resolved texts" if u < n
+             else "no text is resolved")
+    raise UnresolvedError(
+        f"{u} of {n} texts ({u / n:.0%}) are unresolved: no TRUE verdict among their judged pairs and at least one "
+        f"pair unjudged, so nothing says which meaning they share; {found}, and the unresolved ones allow any "
+        f"entropy in [{low:.4f}, {high:.4f}]. Judge each text against one text of every meaning (semvar.graph."
+        f"design_representatives, the command line's --pairs reps:R), judge more pairs, or accept the entropy of "
+        f"the resolved texts with max_unresolved >= {u / n:.3g}",
+        u, n, h, (low, high), sel,
+    )
 
 
 def semantic_spectral_entropies(
@@ -675,11 +844,12 @@ def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, 
     with one_thread():
         for j, ((problem, k), i) in enumerate(zip(chunk, range(start, start + m))):
             try:
-                A, rng = _judge_problem(problem, k, i, entropy, spawn_key, pool_size)
-                if k == "auto" and laplacian == "normalized" and A.shape[0] <= FAST_N and _batched_ok():
+                A, O, rng = _judge_problem(problem, k, i, entropy, spawn_key, pool_size)
+                if (k == "auto" and laplacian == "normalized" and A.shape[0] <= FAST_N and O is None
+                        and _batched_ok()):
                     queued.append((j, A, rng))
                     continue
-                hj, _, sel = _entropy_of_graph(A, k, k_max, laplacian, None, None, rng)
+                hj, _, sel = _partly_judged(A, O, k, k_max, laplacian, rng, 0.0)
             except Exception as exc:  # noqa: BLE001 - a judge may raise anything; it is reported with its index
                 failures.append((i, _picklable(exc)))
                 if not skip:
@@ -739,9 +909,8 @@ def _judge_problem(problem, k, i, entropy, spawn_key, pool_size):
     if not isinstance(k, str) and k > len(texts):
         raise ValueError(f"{where}k must be <= the number of texts ({len(texts)}), got {k}")
     seq = np.random.SeedSequence(entropy, spawn_key=spawn_key + (i,), pool_size=pool_size)
-    # small graphs dense (no sparse assembly); large ones sparse, as judge_graph builds them
-    A = _judged_graph(judge, texts) if len(texts) <= FAST_N else judge_graph(judge, texts)
-    return A, np.random.default_rng(seq)
+    A, O = _graph_of(judge, texts)
+    return A, O, np.random.default_rng(seq)
 
 
 # --------------------------------------------------------------------------- one problem
@@ -794,14 +963,31 @@ def semantic_von_neumann_entropy(texts: Sequence[str], judge: Judge) -> float:
     """
     texts = check_texts(texts)
     check_judge(judge)
-    return von_neumann_entropy(_judged_graph(judge, texts))
+    A, O = _judged_graph(judge, texts)
+    if O is not None:
+        raise ValueError(
+            f"{int(len(texts) * (len(texts) - 1) - O.sum()) // 2} pair(s) got no verdict; the von Neumann entropy "
+            "reads every pair of the judged graph, and an unjudged pair is not a FALSE verdict"
+        )
+    return von_neumann_entropy(A)
 
 
-def _judged_graph(judge, texts) -> np.ndarray:
-    """Every unordered pair judged once, as a dense symmetric adjacency (unjudged pairs left at 0)."""
+def _graph_of(judge, texts):
+    """``(A, O)``: every unordered pair judged, dense for small graphs and sparse for large ones (as
+    :func:`semvar.graph.judge_graph` builds them); ``O`` the dense mask of judged pairs, None if all were."""
+    if len(texts) <= FAST_N:
+        return _judged_graph(judge, texts)
+    A, O = judge_graph(judge, texts, return_mask=True)
+    n = len(texts)
+    return A, (None if int(O.nnz) == n * (n - 1) else dense_mask(check_mask_size(O, n), n))
+
+
+def _judged_graph(judge, texts):
+    """Every unordered pair judged once, as a dense symmetric adjacency (unjudged pairs left at 0), and the
+    dense mask of the judged pairs (None when every pair was judged)."""
     n = len(texts)
     P = _pairs_of(n)
-    verdicts = judge.pairs(texts, P)
+    verdicts = check_verdicts(judge.pairs(texts, P), P.shape[0], source=f"{type(judge).__name__}.pairs")
     v, judged = split_verdicts(verdicts, P.shape[0])
     if not judged.all():  # every pair judged: nothing for check_judged to refuse (and many prompts are cheap)
         stats = getattr(judge, "stats", None)
@@ -812,13 +998,29 @@ def _judged_graph(judge, texts) -> np.ndarray:
         raise ValueError("verdicts must be boolean or 0/1")
     A = np.zeros((n, n))
     A[P[judged, 0], P[judged, 1]] = vj
-    return A + A.T
+    if judged.all():
+        return A + A.T, None
+    O = np.zeros((n, n))
+    O[P[judged, 0], P[judged, 1]] = 1.0
+    return A + A.T, O + O.T
 
 
-def _one_problem(texts, judge, k, k_max: int, laplacian: str, rng):
+def _one_problem(texts, judge, k, k_max: int, laplacian: str, rng, max_unresolved: float = 0.0):
     # small graphs dense (no sparse assembly); large ones sparse, as judge_graph builds them
-    A = _judged_graph(judge, texts) if len(texts) <= FAST_N else judge_graph(judge, texts)
-    return _entropy_of_graph(A, k, k_max, laplacian, None, None, rng)
+    A, O = _graph_of(judge, texts)
+    return _partly_judged(A, O, k, k_max, laplacian, rng, max_unresolved)
+
+
+def _partly_judged(A, O, k, k_max: int, laplacian: str, rng, max_unresolved: float):
+    """Steps 2-4 of a judged graph whose mask of judged pairs is ``O`` (None: every pair judged)."""
+    if O is None:
+        return _entropy_of_graph(A, k, k_max, laplacian, None, None, rng)
+    if isinstance(k, str):
+        A = A.toarray() if sp.issparse(A) else A
+        h, labels, sel = _rule_entropy(A, k, k_max, laplacian, None, rng, False, O)
+        _check_unresolved(h, labels, sel, max_unresolved)
+        return h, labels, sel
+    return _entropy_of_graph(A, k, k_max, laplacian, None, O if laplacian == "centered" else None, rng)
 
 
 def _given(k: int) -> KSelection:
@@ -851,25 +1053,59 @@ def _entropy_of_graph(A, k, k_max: int, laplacian: str, tau, O, rng):
     return _rule_entropy(A, k, k_max, laplacian, tau, rng, fast)
 
 
-def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bool):
+def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bool, O=None):
     """Choose K with rule ``method``; isolated texts are singletons; cluster the rest into K - (their number).
 
     The core is clustered from the spectrum the rule read where that is the clustering's own: on the
     small-graph path, and for the eigenvectors of the sparse route that were converged to machine
-    precision, with the normalised matrix.
+    precision, with the normalised matrix.  A core in parts that no verdict links is clustered one
+    part at a time, into the part's own ``K``.  With ``O`` (the dense mask of judged pairs) the
+    unresolved texts get the label -1 and the core is clustered from its completed graph, as the
+    rule read it.
     """
-    choice = select_with_core(A, method, k_max, rng, check_input=False)
+    choice = select_with_core(A, method, k_max, rng, check_input=False, observed=O)
     sel, keep, spectrum = choice.selection, choice.keep, choice.spectrum
-    m = int(keep.size - np.count_nonzero(keep))
+    drop = choice.unresolved if choice.unresolved is not None else np.zeros(keep.size, dtype=bool)
+    single = ~keep & ~drop
+    m = int(np.count_nonzero(single))
     kc = sel.k - m
-    labels = np.empty(keep.size, dtype=np.int64)
-    labels[~keep] = kc + np.arange(m)
-    if m < keep.size:
-        shared = (fast or sp.issparse(choice.core)) and laplacian == "normalized" and tau is None
-        usable = shared and spectrum is not None and _exact_columns(spectrum) >= kc
-        labels[keep] = _clusters(choice.core, kc, laplacian, tau, None, rng, fast, spectrum[1] if usable else None)
-    labels = canonical_labels(labels)
-    return empirical_entropy(labels), labels, sel
+    labels = np.full(keep.size, -1, dtype=np.int64)
+    labels[single] = kc + np.arange(m)
+    if keep.any():
+        if "parts" in sel.details:
+            labels[keep] = _part_clusters(choice.core, sel.details["parts"], sel.details["part_k"], choice.observed,
+                                          laplacian, tau, rng, fast)
+        elif choice.observed is not None:
+            labels[keep] = _clusters(completed(choice.core, choice.observed), kc, "normalized", None, None, rng, False)
+        else:
+            shared = (fast or sp.issparse(choice.core)) and laplacian == "normalized" and tau is None
+            usable = shared and spectrum is not None and _exact_columns(spectrum) >= kc
+            labels[keep] = _clusters(choice.core, kc, laplacian, tau, None, rng, fast,
+                                     spectrum[1] if usable else None)
+    resolved = labels >= 0
+    if not resolved.any():  # every text unresolved: no entropy to give (_check_unresolved refuses)
+        return float("nan"), labels, sel
+    labels[resolved] = canonical_labels(labels[resolved])
+    return empirical_entropy(labels[resolved]), labels, sel
+
+
+def _part_clusters(core, parts: np.ndarray, part_k: np.ndarray, O, laplacian: str, tau, rng, fast: bool) -> np.ndarray:
+    """The clusters of a core in parts: each part into its own ``K`` (a part of one meaning is one cluster)."""
+    out = np.empty(core.shape[0], dtype=np.int64)
+    offset = 0
+    for c, kc in enumerate(part_k.tolist()):
+        idx = np.flatnonzero(parts == c)
+        if kc == 1:
+            out[idx] = offset
+        else:
+            sub = sp.csr_array(core[idx][:, idx]) if sp.issparse(core) else core[np.ix_(idx, idx)]
+            if O is not None:
+                out[idx] = offset + _clusters(completed(sub, O[np.ix_(idx, idx)]), kc, "normalized", None, None, rng,
+                                              False)
+            else:
+                out[idx] = offset + _clusters(sub, kc, laplacian, tau, None, rng, fast and not sp.issparse(sub))
+        offset += kc
+    return out
 
 
 def _exact_columns(spectrum: tuple) -> int:

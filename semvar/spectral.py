@@ -44,6 +44,7 @@ from ._validation import (
     check_adjacency,
     check_bool,
     check_int,
+    check_label_codes,
     check_laplacian,
     check_observed,
     check_option,
@@ -62,8 +63,14 @@ def canonical_labels(labels: ArrayLike) -> np.ndarray:
 
     >>> canonical_labels([5, 5, 2, 9, 2]).tolist()
     [0, 0, 1, 2, 1]
+
+    Labels are compared as the values given: ``1`` and ``"1"`` are refused
+    together, ``"a"`` and ``"a\\x00"`` are two clusters.
     """
-    arr = np.asarray(labels)
+    if isinstance(labels, np.ndarray) and labels.dtype.kind in "iub" and not isinstance(labels, np.ma.MaskedArray):
+        arr = labels  # integer labels (the package's own): nothing to convert
+    else:
+        arr = check_label_codes(labels)[0]
     _, first, inverse = np.unique(arr, return_index=True, return_inverse=True)
     order = np.argsort(np.argsort(first))
     return order[inverse].astype(np.int64)

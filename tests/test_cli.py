@@ -109,3 +109,10 @@ def test_strict_json_has_no_nan():
     assert cli._strict_json(obj) == {"a": [1.0, None, {"b": None}], "c": [None, "x"]}
     json.loads(json.dumps(cli._strict_json(obj), allow_nan=False))
 
+
+
+def test_replicate_only_with_no_id_is_refused(capsys):
+    from semvar.cli import main
+
+    assert main(["replicate", "--only"]) == 2
+    assert "--only needs at least one claim id" in capsys.readouterr().err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import re
@@ -166,3 +167,86 @@ def test_representatives_design_refuses_a_bad_r(tmp_path, capsys, spec):
     code = main(["judge", str(tmp_path / "texts.jsonl"), "--base-url", "http://127.0.0.1:9/v1", "--model", "m",
                  "--out", str(tmp_path / "r.json"), "--pairs", spec, "--no-progress"])
     assert code == 2 and "--pairs reps:R" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- partly judged graphs
+@pytest.mark.parametrize("seed", [0, 1])
+def test_a_sparse_sampled_design_is_refused_with_a_design_that_would_do(tmp_path, capsys, seed):
+    """300 texts of three meanings, a perfect judge: 1 % of the pairs leaves a third of the texts unresolved."""
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [100, 100, 100])
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        code, _ = run(["--pairs", "sample:0.01", "--seed", str(seed), "--concurrency", "16"], ep, tmp_path)
+    err = capsys.readouterr().err
+    assert code == 1 and not (tmp_path / "result.json").exists()
+    assert re.search(r"\d+ of 300 distinct texts \(\d+\.\d%\) are unresolved", err)
+    assert "--pairs reps:2" in err and re.search(r"--pairs sample:0\.\d+ \(about [\d,]+ calls\)", err)
+
+
+def test_a_sampled_design_reports_the_entropy_of_the_resolved_texts(tmp_path, capsys):
+    """3 % of the pairs: K = 3 and the entropy log 3 of the resolved texts, the unresolved counted and bounded."""
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [100, 100, 100])
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        code, res = run(["--pairs", "sample:0.03", "--seed", "0", "--concurrency", "16", "--max-unresolved", "0.1"],
+                        ep, tmp_path)
+    assert code == 0 and res["k"] == 3 and abs(res["entropy"] - math.log(3)) < 0.05
+    u = res["n_unresolved"]
+    assert 0 < u <= 30 and res["clusters"].count(None) == u and res["k_method"].endswith("left out")
+    low, high = res["entropy_range"]
+    assert low <= res["entropy"] <= high
+    assert f"{u} unresolved allow [" in capsys.readouterr().out
+
+
+def test_lost_calls_are_not_read_as_false(tmp_path, capsys):
+    """Every other call fails for good (HTTP 500, no retry): the judged verdicts alone give three meanings."""
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [6, 6, 6])
+    with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=3, faults=("500",)) as ep:
+        code, res = run(["--max-retries", "0", "--concurrency", "1", "--min-judged", "0.5"], ep, tmp_path)
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    lost = sum(v is None for v in res["verdicts"])
+    assert lost > 30 and res["k"] == 3 and res["entropy"] == pytest.approx(math.log(3)) and res["n_unresolved"] == 0
+
+
+def test_the_prompt_file_is_never_the_result_and_is_recorded(tmp_path, capsys):
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [3, 3])
+    template = tmp_path / "prompt.txt"
+    template.write_text("Same meaning?\n\nTEXT A:\n{text_A}\n\nTEXT B:\n{text_B}\n\nAnswer TRUE or FALSE.\n",
+                        encoding="utf-8")
+    link = tmp_path / "link.json"
+    link.symlink_to(template)
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        for out in (template, link):
+            argv = ["judge", str(tmp_path / "texts.jsonl"), "--base-url", ep.base_url, "--model", "m",
+                    "--out", str(out), "--prompt", str(template), "--no-progress"]
+            assert main(argv) == 2
+            assert "is also the prompt file" in capsys.readouterr().err
+        assert template.read_text(encoding="utf-8").startswith("Same meaning?")
+        code, res = run(["--prompt", str(template), "--k", "2"], ep, tmp_path)
+    assert code == 0 and res["prompt"] == "custom" and res["prompt_template"] == template.read_text(encoding="utf-8")
+    assert res["prompt_sha256"] == hashlib.sha256(template.read_bytes()).hexdigest()
+
+
+def test_an_api_key_variable_that_is_not_set_is_refused(tmp_path, capsys, monkeypatch):
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [2, 2])
+    monkeypatch.delenv("MY_KEY_TYPO", raising=False)
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        code, _ = run(["--api-key-env", "MY_KEY_TYPO"], ep, tmp_path)
+        assert code == 2 and ep.n_requests == 0
+    assert "--api-key-env MY_KEY_TYPO: no such environment variable is set" in capsys.readouterr().err
+
+
+def test_the_representatives_design_is_sized_by_what_it_asks():
+    from semvar.cli import _check_design_size
+
+    _check_design_size("reps:2", 40_000)  # about n (K + R) = 480,000 pairs, not all 8e8
+    with pytest.raises(ValueError, match="judge calls"):
+        _check_design_size("all", 40_000)
+
+
+def test_labels_that_differ_only_by_a_trailing_nul_are_two_meanings(tmp_path, capsys):
+    path = tmp_path / "texts.jsonl"
+    rows = [{"text": f"text {i}", "label": lab} for i, lab in enumerate(["a", "a", "a\x00", "a\x00"])]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    with SimulatedEndpoint({r["text"]: r["label"] for r in rows}) as ep:
+        code, res = run(["--k", "2"], ep, tmp_path)
+    assert code == 0 and res["true_entropy"] == pytest.approx(math.log(2)) and res["pq"]["n_same"] == 2

@@ -216,7 +216,9 @@ def test_adjacency_checked_once_on_the_way_through(monkeypatch):
         (np.zeros((3, 3)), 1, {"observed": np.ones((3, 3))}, "observed applies only"),
         (np.zeros((3, 3)), 1, {"laplacian": "centered", "observed": np.ones((2, 2))}, "observed must have the shape"),
         (np.ones((3, 3)) - np.eye(3), 1, {"laplacian": "centered", "observed": np.zeros((3, 3))}, "edges on pairs"),
-        (np.zeros((4, 4)), "ncv", {"laplacian": "centered", "observed": np.ones((4, 4))}, "k must be an int when observed"),
+        (np.ma.array(np.zeros((4, 4)), mask=np.eye(4, k=1, dtype=bool)), "auto", {"observed": np.ones((4, 4))},
+         "masked array and observed"),
+        (np.zeros((3, 3)), "auto", {"observed": np.ones((3, 3)), "max_unresolved": 1.5}, "max_unresolved"),
         (np.zeros((3, 3)), 1, {"random_state": -1}, "random_state"),
     ],
 )

@@ -89,16 +89,19 @@ def test_one_spectral_clustering_a_broken_one_reaches_the_small_graph_path(monke
     from semvar import spectral
 
     A = np.kron(np.eye(3), np.ones((4, 4))) - np.eye(12)
-    A[0, 4] = A[4, 0] = 1
+    A[0, 4] = A[4, 0] = A[4, 8] = A[8, 4] = 1  # one graph: a graph in components has each one clustered alone
     texts = [f"t{i}" for i in range(12)]
-    truth = np.repeat([0, 1, 2], 4)
     assert A.shape[0] <= pipeline.FAST_N
+
+    class GraphJudge:  # the verdicts of A
+        def pairs(self, texts, pairs):
+            return A[pairs[:, 0], pairs[:, 1]] > 0
 
     def run():
         return (graph_entropy(A, 3, random_state=0), graph_entropy(A, "auto", random_state=0),
                 graph_entropy(A, "icl", random_state=0),
-                semantic_spectral_entropy(texts, OracleJudge(truth), random_state=0),
-                semantic_spectral_entropies([(texts, OracleJudge(truth))] * 3, random_state=0).tolist())
+                semantic_spectral_entropy(texts, GraphJudge(), random_state=0),
+                semantic_spectral_entropies([(texts, GraphJudge())] * 3, random_state=0).tolist())
 
     before = run()
     assert before[0] == pytest.approx(np.log(3)) and before[1] == pytest.approx(np.log(3))
@@ -325,3 +328,107 @@ def test_semantic_von_neumann_entropy_bad_input(texts, judge):
         judge = OracleJudge([0] * max(len(texts), 1))
     with pytest.raises((ValueError, TypeError)):
         semantic_von_neumann_entropy(texts, judge)
+
+
+# --------------------------------------------------------------------------- partly judged graphs
+def _sampled(n, s, sizes_of, seed, p=1.0, q=0.0):
+    from semvar.graph import adjacency_from_verdicts, random_pairs
+
+    z = np.repeat(np.arange(len(sizes_of)), sizes_of)
+    P = random_pairs(n, s, random_state=seed)
+    u = np.random.default_rng(seed).random(len(P))
+    verdicts = np.where(z[P[:, 0]] == z[P[:, 1]], u < p, u < q)
+    return adjacency_from_verdicts(n, P, verdicts, return_mask=True)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_sampled_design_with_a_perfect_judge_gives_the_entropy_or_refuses(seed):
+    """300 texts, three meanings: 3 % of the pairs resolve all but a few texts; 1 % leaves a third unresolved."""
+    A, O = _sampled(300, 0.03, [100] * 3, seed)
+    h, labels, sel = graph_entropy(A, observed=O, max_unresolved=0.1, random_state=0, return_labels=True,
+                                   return_k=True)
+    assert sel.k == 3 and abs(h - np.log(3)) < 0.05 and 0 < sel.n_unresolved == int((labels == -1).sum())
+    low, high = sel.details["entropy_range"]
+    assert low <= h <= high
+    A, O = _sampled(300, 0.01, [100] * 3, seed)
+    with pytest.raises(pipeline.UnresolvedError, match=r"unresolved.*design_representatives") as info:
+        graph_entropy(A, observed=O, max_unresolved=0.1, random_state=0)
+    err = info.value
+    assert err.n == 300 and err.n_unresolved > 60 and err.entropy_range[0] <= err.entropy_range[1]
+    assert err.selection.k <= 10
+
+
+def test_lost_calls_are_not_false_verdicts():
+    """Three meanings of four texts, 27 of 66 pairs lost, every verdict judged right: K = 3, entropy log 3."""
+    from semvar.graph import adjacency_from_verdicts, all_pairs
+
+    z = np.repeat([0, 1, 2], 4)
+    found = 0
+    for seed in range(40):
+        P = all_pairs(12)[np.sort(np.random.default_rng(seed).choice(66, 39, replace=False))]
+        A, O = adjacency_from_verdicts(12, P, z[P[:, 0]] == z[P[:, 1]], return_mask=True)
+        try:
+            h, sel = graph_entropy(A, observed=O, random_state=0, return_k=True)
+        except pipeline.UnresolvedError as exc:  # a text whose every TRUE verdict was lost
+            assert exc.n_unresolved >= 1
+            continue
+        found += 1
+        assert sel.k == 3 and h == pytest.approx(np.log(3))
+        h_false = graph_entropy(A.toarray(), random_state=0)  # the same graph with lost pairs read as FALSE
+        assert h_false >= h  # reading a lost pair as FALSE can only split meanings here
+    assert found >= 10
+
+
+def test_a_masked_array_is_a_graph_with_unjudged_pairs():
+    A = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
+    mask = np.zeros_like(A, dtype=bool)
+    mask[0, 1] = mask[1, 0] = True  # one unjudged pair, whatever its data says
+    masked = np.ma.array(np.where(mask, 0.0, A), mask=mask)
+    h, sel = graph_entropy(masked, random_state=0, return_k=True)
+    assert h == pytest.approx(np.log(2)) and sel.k == 2
+    O = (~mask).astype(float)
+    assert graph_entropy(np.where(mask, 0.0, A), observed=O, random_state=0) == h
+    with pytest.raises(ValueError, match="masked array and observed"):
+        graph_entropy(masked, observed=O)
+
+
+def test_a_judge_that_loses_verdicts_is_read_with_its_mask():
+    """semantic_spectral_entropy: a verdict the judge could not give is not a FALSE."""
+    truth = np.repeat([0, 1], 5)
+    texts = [f"t{i}" for i in range(10)]
+
+    class Lossy:
+        def pairs(self, texts, pairs):
+            v = np.ma.array(truth[pairs[:, 0]] == truth[pairs[:, 1]])
+            v[::3] = np.ma.masked  # a third of the calls lost
+            return v
+
+    h, labels, sel = semantic_spectral_entropy(texts, Lossy(), random_state=0, return_labels=True, return_k=True)
+    assert sel.k == 2 and h == pytest.approx(np.log(2)) and sel.n_unresolved == 0
+    with pytest.raises(ValueError, match="not a FALSE verdict"):
+        pipeline.semantic_von_neumann_entropy(texts, Lossy())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(-1, 4), min_size=1, max_size=30), st.integers(0, 2**31 - 1))
+def test_the_entropy_range_holds_every_assignment_of_the_unresolved(labels, seed):
+    labels = np.array(labels)
+    low, high = pipeline.entropy_range(labels)
+    rng = np.random.default_rng(seed)
+    filled = labels.copy()
+    free = labels == -1
+    filled[free] = rng.integers(0, 8, size=int(free.sum())) + (labels.max() + 1 if rng.random() < 0.5 else 0)
+    if filled.size:
+        h = empirical_entropy(filled)
+        assert low - 1e-12 <= h <= high + 1e-12
+    with pytest.raises(ValueError, match="labels"):
+        pipeline.entropy_range(np.append(labels, -2))
+
+
+def test_a_graph_with_no_resolved_text_has_no_entropy():
+    A = np.zeros((6, 6))
+    O = np.zeros((6, 6))
+    O[0, 1] = O[1, 0] = 1  # one pair judged FALSE, the rest never asked
+    with pytest.raises(pipeline.UnresolvedError, match="no text is resolved") as info:
+        graph_entropy(A, observed=O, max_unresolved=1.0)
+    assert info.value.n_unresolved == 6 and np.isnan(info.value.entropy)

@@ -423,3 +423,9 @@ def test_leading_eigenpairs_equal_the_dense_solver():
 def test_leading_eigenpairs_bad_input(args, kwargs, match):
     with pytest.raises(ValueError, match=match):
         leading_eigenpairs(*args, **kwargs)
+
+
+def test_canonical_labels_compare_values_of_one_kind():
+    assert canonical_labels(["a", "a\x00", "a"]).tolist() == [0, 1, 0]  # numpy's str dtype would merge them
+    with pytest.raises(ValueError, match="one kind"):
+        canonical_labels([1, "1"])

@@ -14,7 +14,10 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from .._kmeans import kmeans
-from .._validation import check_adjacency, check_int
+from .._masks import check_mask_size
+from .._masks import dense_mask as _mask_or_none
+from .._masks import unresolved as _unresolved
+from .._validation import check_adjacency, check_int, check_observed
 
 __all__ = ["KSelection"]
 
@@ -51,7 +54,12 @@ class KSelection:
         probability of the chosen ``K`` among the candidates (a uniform prior
         on ``K``, the criterion read as a log marginal likelihood); for
         :func:`consensus`, the share of rules that agree with the answer; None
-        for the other rules.
+        for the other rules.  For a graph in several parts (see the package
+        notes), the product of the parts' confidences.
+    n_unresolved : int
+        Texts left out because a partly judged graph says nothing of their
+        meaning (no TRUE verdict, and at least one pair unjudged); not counted
+        in ``k``.  Always 0 without an ``observed`` mask.
     """
 
     k: int
@@ -61,6 +69,7 @@ class KSelection:
     details: dict = field(default_factory=dict, repr=False)
     n_singletons: int = 0
     confidence: float | None = None
+    n_unresolved: int = 0
 
     def __int__(self) -> int:
         return int(self.k)
@@ -184,9 +193,9 @@ def _n_components(A) -> int:
     return _components_of(A)[0] if A.shape[0] else 0
 
 
-def _components(method: str, core, m: int) -> KSelection:
-    """The answer for a core too small for a rule: one meaning per connected component, one per isolated text."""
-    kc = _n_components(core)
+def _components(method: str, core, m: int, O=None) -> KSelection:
+    """The answer for a core too small for a rule: one meaning per part (see :func:`_parts`), one per isolated text."""
+    kc = _parts(core, O)[0] if core.shape[0] else 0
     return KSelection(
         k=kc + m, candidates=np.array([kc + m]), losses=np.zeros(1), method=method,
         details={"core_k": kc, "fallback": "connected components"}, n_singletons=m,
@@ -204,18 +213,89 @@ def _with_singletons(sel: KSelection, m: int) -> KSelection:
     return sel
 
 
-def _on_core(method: str, A: np.ndarray, k_max: int, run: Callable, min_nodes: int = 3) -> KSelection:
-    """Apply ``run(core, k_core_max) -> KSelection`` to the texts with an edge; isolated texts are singletons."""
-    core, _, m = _split_isolated(A)
+# --------------------------------------------------------------------------- parts and partly judged graphs
+def _check_mask(observed, A):
+    """The checked ``observed`` mask of a checked ``A`` as a dense 0/1 array, or None (every pair judged)."""
+    if observed is None:
+        return None
+    return _mask_or_none(check_observed(check_mask_size(observed, A.shape[0]), A), A.shape[0])
+
+
+def _parts(core, O=None) -> tuple[int, np.ndarray]:
+    """The parts of a core that no verdict links: components of the graph of pairs that may share a meaning.
+
+    Two texts may share a meaning unless a FALSE verdict says they do not: the pairs judged TRUE
+    and, in a partly judged graph (``O`` the 0/1 mask of judged pairs), the pairs never judged.
+    Between two parts every pair was judged FALSE, so no meaning spans two parts; each part gets
+    its own ``K`` (see the package notes).  Returns the number of parts and each text's part.
+    """
+    if O is None:
+        return _components_of(core)
+    G = (np.asarray(core) > 0) | (O == 0)
+    np.fill_diagonal(G, False)
+    return _components_of(G.astype(np.int8))
+
+
+def _decomposed(method: str, core, count: int, labels: np.ndarray, k_max: int, run: Callable, min_nodes: int,
+                O=None) -> KSelection:
+    """A rule's answer for a core in ``count`` > 1 parts: the rule on each part, the ``K`` of the parts summed.
+
+    A part too small for the rule (fewer than ``min_nodes`` texts) is one meaning.  ``k_max``
+    bounds each part's ``K``.  ``details["parts"]`` is each text's part and ``details["part_k"]``
+    the ``K`` of each part, which the clustering reads (one part at a time).
+    """
+    ks, confs, rules = [], [], []
+    for c in range(count):
+        idx = np.flatnonzero(labels == c)
+        nc = idx.size
+        kc_max = min(k_max, nc - 1)
+        if nc < min_nodes or kc_max < 1:
+            ks.append(1)
+            continue
+        sub = core[np.ix_(idx, idx)] if not sp.issparse(core) else sp.csr_array(core[idx][:, idx])
+        res = run(sub, kc_max) if O is None else run(sub, kc_max, O[np.ix_(idx, idx)])
+        ks.append(int(res.k))
+        confs.append(res.confidence)
+        rules.append(res.details.get("rule"))
+    k = int(sum(ks))
+    conf = None if not confs or any(c is None for c in confs) else float(np.prod(confs))
+    details = {"core_k": k, "parts": labels, "part_k": np.array(ks, dtype=np.int64)}
+    if any(r is not None for r in rules):
+        details["rule"] = next(r for r in rules if r is not None)
+    return KSelection(k=k, candidates=np.array([k]), losses=np.zeros(1), method=method, details=details,
+                      confidence=conf)
+
+
+def _on_core(method: str, A: np.ndarray, k_max: int, run: Callable, min_nodes: int = 3, O=None) -> KSelection:
+    """Apply ``run(core, k_core_max) -> KSelection`` to the texts with an edge; isolated texts are singletons.
+
+    A core in several parts (:func:`_parts`) is decomposed (:func:`_decomposed`).  With ``O``, the
+    dense 0/1 mask of judged pairs (None: every pair judged), texts that the graph leaves unresolved
+    (:func:`_unresolved`) are left out, and ``run`` is called as ``run(core, k_core_max, O_core)``.
+    A sparse core comes from the sparse route, which has already split it into parts.
+    """
+    drop = _unresolved(A, O)
+    u = int(np.count_nonzero(drop))
+    if u:
+        kept = ~drop
+        A, O = A[np.ix_(kept, kept)], O[np.ix_(kept, kept)]
+    core, keep, m = _split_isolated(A)
+    Oc = None if O is None else _mask_or_none(O[np.ix_(keep, keep)], core.shape[0])
     nc = core.shape[0]
     kc_max = min(k_max, nc - 1)
     if nc < min_nodes or kc_max < 1:
-        return _components(method, core, m)
-    res = run(core, kc_max)
-    res.details["core_k"] = res.k
-    res.k += m
-    res.candidates = res.candidates + m
-    res.n_singletons = m
+        res = _components(method, core, m, Oc)
+    else:
+        count, labels = (1, None) if sp.issparse(core) else _parts(core, Oc)
+        if count > 1:
+            res = _with_singletons(_decomposed(method, core, count, labels, k_max, run, min_nodes, Oc), m)
+        else:
+            res = run(core, kc_max) if Oc is None else run(core, kc_max, Oc)
+            res.details["core_k"] = res.k
+            res.k += m
+            res.candidates = res.candidates + m
+            res.n_singletons = m
+    res.n_unresolved = u
     return res
 
 

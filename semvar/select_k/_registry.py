@@ -35,9 +35,10 @@ class Rule:
     function : callable
         The public function, ``function(adjacency, k_max, **options) -> KSelection``.
     runner : callable
-        ``runner(A, k_max, rng, spectrum, **defaults) -> KSelection`` on a checked dense
-        adjacency without self-loops and ``1 <= k_max < n``; ``spectrum`` is None or the
-        leading eigenpairs of the normalised matrix of the graph's core (rules that read one).
+        ``runner(A, k_max, rng, spectrum, observed=None, **defaults) -> KSelection`` on a checked
+        dense adjacency without self-loops and ``1 <= k_max < n``; ``spectrum`` is None or the
+        leading eigenpairs of the normalised matrix of the graph's core (rules that read one);
+        ``observed`` None (every pair judged) or the dense 0/1 mask of the judged pairs.
     verdicts : bool
         The rule reads the entries as verdicts (weights in ``[0, 1]``).
     spectrum : {None, "eigenvalues", "eigenpairs"}
@@ -54,7 +55,7 @@ class Rule:
         The private function that does the rule's work, where ``function`` and ``runner`` only
         wrap it (a fast twin of the rule, such as the batched engine, checks that it is unchanged).
     defaults : mapping
-        The keyword-only defaults of ``function`` (``random_state`` apart).
+        The keyword-only defaults of ``function`` (``random_state`` and ``observed`` apart).
     """
 
     name: str
@@ -70,7 +71,8 @@ class Rule:
 
     def __post_init__(self) -> None:
         params = inspect.signature(self.function).parameters.values()
-        defaults = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and p.name != "random_state"}
+        defaults = {p.name: p.default for p in params
+                    if p.kind is p.KEYWORD_ONLY and p.name not in ("random_state", "observed")}
         object.__setattr__(self, "defaults", MappingProxyType(defaults))
 
     @property
@@ -109,10 +111,13 @@ def is_registered(name: str) -> bool:
     return all(getattr(sys.modules.get(f.__module__), f.__name__, None) is f for f in parts)
 
 
-def run(A, name: str, k_max: int, rng, spectrum=None) -> KSelection:
-    """Run rule ``name`` with its defaults on a checked dense adjacency (no self-loops), ``1 <= k_max < n``."""
+def run(A, name: str, k_max: int, rng, spectrum=None, observed=None) -> KSelection:
+    """Run rule ``name`` with its defaults on a checked dense adjacency (no self-loops), ``1 <= k_max < n``.
+
+    ``observed`` is None (every pair judged) or the dense 0/1 mask of the judged pairs.
+    """
     rule = RULES[name]
-    return rule.runner(A, k_max, rng if rule.random_state else None, spectrum, **rule.defaults)
+    return rule.runner(A, k_max, rng if rule.random_state else None, spectrum, observed=observed, **rule.defaults)
 
 
 def _voters() -> tuple[str, ...]:

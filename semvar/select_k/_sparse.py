@@ -19,7 +19,7 @@ from ._common import (
     _bulk_edge,
     _check_verdicts,
     _components_of,
-    _normalized_top,
+    _decomposed,
     _sparse_no_loops,
     _split_isolated,
     _with_singletons,
@@ -34,8 +34,7 @@ __all__ = ["SPARSE_N", "SPARSE_TIED_N", "SPARSE_EXACT_N"]
 SPARSE_N = 500
 
 #: A core in several connected components takes the sparse route only above this many texts (and is
-#: then solved one component at a time, :func:`_split_top`); below it the dense route, and its
-#: answer, are kept.
+#: then decomposed: the rule on each component, :func:`_part_rule`); below it the dense route.
 SPARSE_TIED_N = 2000
 
 #: Above this many texts in the core (where the dense route would need tens of GiB) the
@@ -73,7 +72,7 @@ def _sparse_top(core, k: int):
     each column's sign fixed as :func:`semvar.spectral.spectral_embedding` fixes it.  The
     eigenvalues equal the dense solver's to rounding, and so do the eigenvectors up to sign where
     the eigenvalues are distinct.  The core was checked with the graph; one in several components
-    is solved by :func:`_split_top`.  The solve keeps :data:`_EXACT_NCV` Lanczos vectors (ARPACK's
+    is decomposed first (:func:`_part_rule`).  The solve keeps :data:`_EXACT_NCV` Lanczos vectors (ARPACK's
     default for these ``k`` is about 20): the leading bulk eigenvalues are crowded, and the larger
     basis needs a third fewer products with the graph.
     """
@@ -106,7 +105,7 @@ def _bulk_solve(core, k: int, t: float, last: bool = True, s: np.ndarray | None 
     its residual, within which an eigenvalue lies) places it inside, unless the Krylov space
     missed an eigenvalue altogether, the standing assumption of every Lanczos solve (the tighter
     one included).  A core in several connected components is where it fails (its eigenvalue 1 is
-    repeated), and such a core is solved one component at a time instead (:func:`_split_top`).
+    repeated), and such a core is decomposed first, the rule run on each component (:func:`_part_rule`).
     The loose answer is accepted when every eigenpair above ``t`` is also converged to machine
     precision; otherwise the eigenpairs are solved to :data:`_BULK_TOL`, as before the loose solve
     existed.  Returns ``(w, V, exact)``, ``exact`` the number of leading columns converged to
@@ -152,76 +151,9 @@ def _bulk_top(core, kc_max: int, eigenvalues_only: bool = False, t: float | None
         k = min(2 * k, kc_max + 1)
 
 
-def _split_top(core, labels: np.ndarray, count: int, kc_max: int, t: float | None = None,
-               eigenvalues_only: bool = False):
-    """The leading eigenpairs of a core in ``count`` > 1 connected components, one component at a time.
-
-    The normalised matrix of such a core is block diagonal, so its spectrum is the union of its
-    components' spectra, each eigenvector zero outside its component.  The eigenvalue 1 is there
-    once per component, with eigenvector ``D^{1/2}`` times the component's indicator: these are
-    the first ``min(count, kc_max + 1)`` columns (largest components first, ties in the order of
-    their first texts), a basis of the tied eigenspace that the matrix itself gives.  A Lanczos
-    solve of the whole core starts from one vector and finds that eigenspace once, its further
-    copies only through rounding, if at all: it under-counts the meanings that no verdict links.
-    The other columns are the largest further eigenvalues over all components, each component
-    solved as a connected core: densely up to :data:`SPARSE_N` texts, by the exact sparse solve
-    while ``t`` is None (the exact route), else by :func:`_bulk_top` with the whole core's bulk
-    edge ``t`` above :data:`SPARSE_EXACT_N` texts.  Returns ``(w, V)`` on the exact route, else
-    ``(w, V, t, exact)`` cut after the first eigenvalue at or below ``t`` (unless
-    ``eigenvalues_only``, where all ``kc_max + 1`` are kept).
-    """
-    n = core.shape[0]
-    want = kc_max + 1
-    s = _scaling(core)
-    sizes = np.bincount(labels, minlength=count)
-    order = np.argsort(-sizes, kind="stable")
-    members = np.split(np.argsort(labels, kind="stable"), np.cumsum(sizes)[:-1])
-    ones = min(count, want)
-    cols = []
-    for j in order[:ones]:
-        u = np.zeros(n)
-        u[members[j]] = 1.0 / s[members[j]]
-        cols.append(u / np.linalg.norm(u))
-    values, exact = [1.0] * ones, [True] * ones
-    more = want - ones
-    if more:
-        found = []  # (-eigenvalue, component rank, position, texts, vector, exact)
-        for rank, j in enumerate(order):
-            idx = members[j]
-            wj, Vj, ej = _component_top(sp.csr_array(core[idx][:, idx]), more, t, eigenvalues_only)
-            found += [(-wj[p], rank, p, idx, Vj[:, p], p < ej) for p in range(1, wj.size)]
-        found.sort(key=lambda f: f[:3])
-        for neg, _, _, idx, v, ex in found[:more]:
-            u = np.zeros(n)
-            u[idx] = v
-            cols.append(u)
-            values.append(-neg)
-            exact.append(ex)
-            if t is not None and not eigenvalues_only and -neg <= t:
-                break  # below the edge: a component solved down to its own first such eigenvalue
-    w, V = np.array(values), np.column_stack(cols)
-    if t is None:
-        return w, V
-    return w, V, t, (0 if eigenvalues_only else _leading_run(np.array(exact)))
-
-
 def _leading_run(flags: np.ndarray) -> int:
     """The length of the leading run of True in ``flags``."""
     return int(np.argmin(np.append(flags, False)))
-
-
-def _component_top(sub, more: int, t: float | None, eigenvalues_only: bool):
-    """``(w, V, exact)``: the leading ``more + 1`` eigenpairs of one connected component (its trivial one first)."""
-    size = sub.shape[0]
-    if size <= SPARSE_N or more + 3 >= size:
-        w, V = _normalized_top(sub.toarray(), more + 1)
-        pivot = V[np.argmax(np.abs(V), axis=0), np.arange(V.shape[1])]
-        return w, V * np.where(pivot < 0, -1.0, 1.0), w.size  # signs as leading_eigenpairs fixes them
-    if t is None or size <= SPARSE_EXACT_N:
-        w, V = _sparse_top(sub, more + 1)
-        return w, V, w.size
-    w, V, _, exact = _bulk_top(sub, more, eigenvalues_only, t=t)
-    return w, V, exact
 
 
 def _sparse_route(A, method: str, k_max: int):
@@ -240,15 +172,27 @@ def _sparse_route(A, method: str, k_max: int):
     if nc <= SPARSE_TIED_N and count > 1:
         return None
     eigenvalues_only = RULES[method].spectrum == "eigenvalues"
-    if count > 1:
-        t = None if nc <= SPARSE_EXACT_N else _bulk_edge(core)
-        spectrum = _split_top(core, labels, count, kc_max, t, eigenvalues_only)
-    elif nc <= SPARSE_EXACT_N:
+    if count > 1:  # no meaning spans two components: the rule on each, large ones by this route
+        sel = _with_singletons(_decomposed(method, core, count, labels, kc_max, _part_rule(method), 3), m)
+        return sel, core, keep, None
+    if nc <= SPARSE_EXACT_N:
         spectrum = _sparse_top(core, kc_max + 1)
     else:
         spectrum = _bulk_top(core, kc_max, eigenvalues_only=eigenvalues_only)
     sel = _with_singletons(run(core, method, kc_max, None, spectrum), m)
     return sel, core, keep, spectrum
+
+
+def _part_rule(method: str):
+    """``solve(part, k_max) -> KSelection`` for one connected part of a large core: this route, or dense."""
+
+    def solve(part, kc_max):
+        route = _sparse_route(part, method, kc_max)
+        if route is not None:
+            return route[0]
+        return run(part.toarray(), method, kc_max, None)
+
+    return solve
 
 
 def _try_sparse(adjacency, method: str, k_max, checked: bool = False) -> KSelection | None:

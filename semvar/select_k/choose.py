@@ -18,12 +18,16 @@ from .._threads import one_thread
 from .._validation import RandomStateLike, check_adjacency, check_bool, check_int, check_option, check_random_state
 from ._common import (
     KSelection,
+    _check_mask,
     _check_n,
     _components,
     _dense,
+    _mask_or_none,
     _no_loops,
     _normalized_top,
+    _parts,
     _split_isolated,
+    _unresolved,
     _with_singletons,
     _without_loops,
 )
@@ -39,6 +43,7 @@ def choose_k(
     k_max: int = 10,
     random_state: RandomStateLike = None,
     *,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
     check_input: bool = True,
     return_selection: bool = False,
 ) -> int | KSelection:
@@ -55,6 +60,12 @@ def choose_k(
         many candidates as a fold has training nodes.
     random_state : None, int or numpy.random.Generator, default=None
         Used by the rules that cluster or split at random.
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs judged; None: every pair.  An unjudged pair is
+        no evidence: the rule reads the judged pairs only, and texts with no
+        TRUE verdict and an unjudged pair are left out, not counted as
+        meanings (``KSelection.n_unresolved``; package notes, "Partly judged
+        graphs").
     check_input : bool, default=True
         False skips the check of ``adjacency`` (square, symmetric, finite,
         non-negative), for callers that have already made it;
@@ -91,12 +102,13 @@ def choose_k(
     k_max = check_int(k_max, "k_max", low=1)
     _check_n(n)
     rng = check_random_state(random_state)
-    sel = _try_sparse(A, method, min(k_max, n - 1), checked=True)
+    O = _check_mask(observed, A)
+    sel = _try_sparse(A, method, min(k_max, n - 1), checked=True) if O is None else None
     if sel is None:
         A = _no_loops(_dense(A))
         _check_rule_weights(A, method)
         with one_thread():
-            sel = run(A, method, min(k_max, n - 1), rng)
+            sel = run(A, method, min(k_max, n - 1), rng, observed=O)
     return sel if return_selection else int(sel)
 
 
@@ -109,7 +121,8 @@ class CoreSelection:
     selection : KSelection
         The rule's answer for the whole graph (isolated texts counted as meanings of their own).
     keep : ndarray of bool, shape (n,)
-        The texts with an edge (the *core*); the others are meanings of their own.
+        The texts with an edge (the *core*); the others are meanings of their
+        own, except the unresolved ones.
     core : ndarray or scipy.sparse.csr_array of shape (n_core, n_core)
         The adjacency of the core, sparse when the graph is.
     spectrum : tuple or None
@@ -121,12 +134,20 @@ class CoreSelection:
         spectrum computed for sharing.  The eigenvectors of a dense core are
         numpy's (signs as the solver returns them); those of a sparse core are
         :func:`semvar.spectral.leading_eigenpairs`'.
+    unresolved : ndarray of bool, shape (n,)
+        The texts a partly judged graph leaves unresolved (no TRUE verdict,
+        an unjudged pair): in no cluster and not counted in ``K``.
+    observed : ndarray or None
+        The dense 0/1 mask of judged pairs of the core, None when every pair
+        of the core was judged.
     """
 
     selection: KSelection
     keep: np.ndarray
     core: np.ndarray | sp.csr_array
     spectrum: tuple | None = None
+    unresolved: np.ndarray | None = None
+    observed: np.ndarray | None = None
 
 
 def select_with_core(
@@ -135,6 +156,7 @@ def select_with_core(
     k_max: int = 10,
     random_state: RandomStateLike = None,
     *,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
     check_input: bool = True,
 ) -> CoreSelection:
     """Choose ``K`` by rule ``method`` as :func:`semvar.pipeline.graph_entropy` does, and return the core too.
@@ -158,8 +180,14 @@ def select_with_core(
         Largest ``K`` for the texts with an edge, lowered to ``n - 1``.
     random_state : None, int or numpy.random.Generator, default=None
         Used by the rules that cluster or split at random.
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs judged; None: every pair.  An unjudged pair is
+        no evidence: the rule reads the judged pairs only, and texts with no
+        TRUE verdict and an unjudged pair are left out, not counted as
+        meanings (``KSelection.n_unresolved``; package notes, "Partly judged
+        graphs").
     check_input : bool, default=True
-        False skips the check of ``adjacency``; it must then be a float
+        False skips the check of ``adjacency`` and ``observed``; they must then be a float
         ndarray or ``scipy.sparse.csr_array`` that is square, symmetric,
         finite, non-negative and without self-loops.
 
@@ -177,6 +205,7 @@ def select_with_core(
     --------
     >>> import numpy as np
     >>> A = np.pad(np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6), ((0, 1), (0, 1)))
+    >>> A[2, 3] = A[3, 2] = 1  # one cross verdict: the core is connected
     >>> choice = select_with_core(A)
     >>> choice.selection.k, choice.keep.tolist(), choice.core.shape, choice.spectrum[1].shape
     (3, [True, True, True, True, True, True, False], (6, 6), (6, 6))
@@ -187,11 +216,14 @@ def select_with_core(
     k_max = check_int(k_max, "k_max", low=1)
     rng = check_random_state(random_state)
     _check_rule_weights(A, method)
-    return _select_with_core(A, method, k_max, rng)
+    O = _check_mask(observed, A) if check_input else observed
+    return _select_with_core(A, method, k_max, rng, O)
 
 
-def _select_with_core(A, method: str, k_max: int, rng) -> CoreSelection:
-    """select_with_core on checked input."""
+def _select_with_core(A, method: str, k_max: int, rng, O=None) -> CoreSelection:
+    """select_with_core on checked input (``O`` the dense 0/1 mask of judged pairs, or None)."""
+    if O is not None:
+        return _select_masked(A, method, k_max, rng, O)
     n = A.shape[0]
     if sp.issparse(A) and n >= 3 and RULES[method].sparse:
         route = _sparse_route(A, method, min(k_max, n - 1))
@@ -206,9 +238,27 @@ def _select_with_core(A, method: str, k_max: int, rng) -> CoreSelection:
         sel = _components(method, dense, m)
     elif sp.issparse(A):
         sel = _with_singletons(run(dense, method, min(k_max, n - 1), rng), m)
-    elif nc >= 3 and RULES[method].spectrum is not None:
+    elif nc >= 3 and RULES[method].spectrum is not None and _parts(dense)[0] == 1:
         spectrum = _normalized_top(dense, min(k_max, n - 1, nc - 1) + 1)
         sel = run(A, method, min(k_max, n - 1), rng, spectrum)
     else:
         sel = run(A, method, min(k_max, n - 1), rng)
-    return CoreSelection(sel, keep, core, spectrum)
+    return CoreSelection(sel, keep, core, spectrum, np.zeros(n, dtype=bool))
+
+
+def _select_masked(A, method: str, k_max: int, rng, O) -> CoreSelection:
+    """select_with_core for a partly judged graph (dense ``O``): the unresolved texts set aside, no shared spectrum."""
+    A = A.toarray() if sp.issparse(A) else A
+    n = A.shape[0]
+    drop = _unresolved(A, O)
+    kept = ~drop
+    core, keep_r, m = _split_isolated(A[np.ix_(kept, kept)])
+    keep = np.zeros(n, dtype=bool)
+    keep[np.flatnonzero(kept)[keep_r]] = True
+    Oc = _mask_or_none(O[np.ix_(keep, keep)], core.shape[0])
+    if n < 3:
+        sel = _components(method, core, m, Oc)
+        sel.n_unresolved = int(np.count_nonzero(drop))
+    else:
+        sel = run(A, method, min(k_max, n - 1), rng, observed=O)
+    return CoreSelection(sel, keep, core, None, drop, Oc)

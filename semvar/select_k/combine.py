@@ -11,17 +11,20 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
+from .._masks import completed as _completed
 from .._threads import one_thread
 from .._validation import RandomStateLike, check_int, check_random_state
 from ._common import (
     KSelection,
     _check_common,
+    _check_mask,
     _check_n,
     _check_verdicts,
     _graph,
     _normalized_top,
     _on_core,
     _split_isolated,
+    _unresolved,
 )
 from ._registry import RULES, Rule, _voters, run
 from ._sparse import _try_sparse
@@ -35,7 +38,7 @@ _CONSENSUS = ("eigengap", "icl", "ncv")
 
 def consensus(
     adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, methods: Sequence[str] = _CONSENSUS,
-    random_state: RandomStateLike = None,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None, random_state: RandomStateLike = None,
 ) -> KSelection:
     """The median of several rules' choices of ``K``.
 
@@ -47,6 +50,9 @@ def consensus(
     methods : sequence of str, default=("eigengap", "icl", "ncv")
         Names from :data:`METHODS` (not "consensus" or "auto"), each with its
         defaults.
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs judged; None: every pair.  An unjudged pair is
+        no evidence (see the package notes, "Partly judged graphs").
     random_state : None, int or numpy.random.Generator, default=None
 
     Returns
@@ -75,9 +81,10 @@ def consensus(
     for m in methods:
         if RULES[m].verdicts:
             _check_verdicts(A, m, "consensus")
+    O = _check_mask(observed, A)
     rng = check_random_state(random_state)
     with one_thread():
-        return _consensus(A, k_max, methods, rng)
+        return _consensus(A, k_max, methods, rng, O)
 
 
 def _check_methods(methods) -> tuple:
@@ -90,14 +97,22 @@ def _check_methods(methods) -> tuple:
     return methods
 
 
-def _consensus(A: np.ndarray, k_max: int, methods: tuple, rng) -> KSelection:
-    votes = {m: run(A, m, k_max, rng).k for m in methods}
+def _consensus(A: np.ndarray, k_max: int, methods: tuple, rng, O=None) -> KSelection:
+    sels = {m: run(A, m, k_max, rng, observed=O) for m in methods}
+    votes = {m: sel.k for m, sel in sels.items()}
     ks = np.sort(np.array(list(votes.values())))
     k = int(ks[(ks.size - 1) // 2])
     share = float(np.mean(ks == k))
-    m = _split_isolated(A)[2]
-    return KSelection(k=k, candidates=np.array(sorted(set(votes.values()))), losses=np.zeros(len(set(votes.values()))),
-                      method="consensus", details={"votes": votes}, n_singletons=m, confidence=share)
+    drop = _unresolved(A, O)
+    m = _split_isolated(A[np.ix_(~drop, ~drop)])[2]
+    res = KSelection(k=k, candidates=np.array(sorted(set(votes.values()))), losses=np.zeros(len(set(votes.values()))),
+                     method="consensus", details={"votes": votes}, n_singletons=m, confidence=share,
+                     n_unresolved=int(np.count_nonzero(drop)))
+    # a graph in parts: the parts of a rule that chose the median K, which the clustering reads
+    agree = next(sel for sel in sels.values() if sel.k == k)
+    if "parts" in agree.details:
+        res.details.update(parts=agree.details["parts"], part_k=agree.details["part_k"])
+    return res
 
 
 # --------------------------------------------------------------------------- auto
@@ -105,7 +120,10 @@ def _consensus(A: np.ndarray, k_max: int, methods: tuple, rng) -> KSelection:
 AUTO_SMALL = 10
 
 
-def auto(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int = 10) -> KSelection:
+def auto(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int = 10, *,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
+) -> KSelection:
     """The default rule for ``K``: the judge-model ICL, helped by the eigengap on the smallest graphs.
 
     Parameters
@@ -114,6 +132,9 @@ def auto(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int = 10) -> KS
     k_max : int, default=10
         Largest candidate ``K`` for the texts with a TRUE verdict, lowered to
         ``n - 1`` for small graphs.
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs judged; None: every pair.  An unjudged pair is
+        no evidence (see the package notes, "Partly judged graphs").
 
     Returns
     -------
@@ -161,47 +182,56 @@ def auto(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int = 10) -> KS
     >>> sel.k, sel.details["rule"], round(sel.confidence, 2)
     (3, 'icl', 1.0)
     """
-    sel = _try_sparse(adjacency, "auto", k_max)
+    sel = _try_sparse(adjacency, "auto", k_max) if observed is None else None
     if sel is not None:
         return sel
     A = _graph(adjacency)
     n = A.shape[0]
     _check_n(n)
     k_max = min(check_int(k_max, "k_max", low=1), n - 1)
+    O = _check_mask(observed, A)
     _check_verdicts(A, "auto")
     with one_thread():
-        return _auto(A, k_max)
+        return _auto(A, k_max, O=O)
 
 
-def _auto(A: np.ndarray, k_max: int, spectrum=None) -> KSelection:
-    """auto on a checked dense adjacency with ``k_max < n`` (isolated texts set aside here)."""
+def _auto(A: np.ndarray, k_max: int, spectrum=None, O=None) -> KSelection:
+    """auto on a checked dense adjacency with ``k_max < n`` (isolated texts set aside here).
 
-    def run(core, kc_max):
-        spec = spectrum if spectrum is not None else _normalized_top(core, kc_max + 1)
+    The eigengap is asked when the whole core (the texts with a TRUE verdict) is small, also for
+    each component of a core in several.
+    """
+    small = int(np.count_nonzero(np.asarray(A.sum(axis=1)).ravel() > 0)) <= AUTO_SMALL
+
+    def run(core, kc_max, Oc=None):
+        if Oc is not None:
+            spec = _normalized_top(_completed(core, Oc), kc_max + 1)
+        else:
+            spec = spectrum if spectrum is not None else _normalized_top(core, kc_max + 1)
         mu = spec[0][: kc_max + 1]
         k_gap = int(np.argmax(mu[:-1] - mu[1:])) + 1
-        res = _criterion_core("icl", _icl_value, core, kc_max, "judge", spec)
+        res = _criterion_core("icl", _icl_value, core, kc_max, "judge", spec, Oc)
         res.method = "auto"
         res.details["rule"] = "icl"
         res.details["eigengap_k"] = k_gap
-        if core.shape[0] <= AUTO_SMALL and k_gap > res.k:
+        if small and k_gap > res.k:
             res.k = k_gap
             res.details["rule"] = "eigengap"
             res.confidence = float(res.details["posterior"][k_gap - 1])
         return res
 
-    res = _on_core("auto", A, k_max, run)
+    res = _on_core("auto", A, k_max, run, O=O)
     res.details.setdefault("rule", "connected components")
     return res
 
 
 # --------------------------------------------------------------------------- by name, with the defaults
-def _consensus_rule(A: np.ndarray, k_max: int, rng, spectrum, *, methods: tuple) -> KSelection:
-    return _consensus(A, k_max, tuple(methods), rng)
+def _consensus_rule(A: np.ndarray, k_max: int, rng, spectrum, *, methods: tuple, observed=None) -> KSelection:
+    return _consensus(A, k_max, tuple(methods), rng, observed)
 
 
-def _auto_rule(A: np.ndarray, k_max: int, rng, spectrum) -> KSelection:
-    return _auto(A, k_max, spectrum)
+def _auto_rule(A: np.ndarray, k_max: int, rng, spectrum, *, observed=None) -> KSelection:
+    return _auto(A, k_max, spectrum, observed)
 
 
 _CONSENSUS_RULE = Rule("consensus", consensus, _consensus_rule, random_state=True, combines=True)

@@ -11,6 +11,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
+from .._masks import completed as _completed
 from .._threads import one_thread
 from .._validation import (
     RandomStateLike,
@@ -21,7 +22,17 @@ from .._validation import (
     check_random_state,
     check_real,
 )
-from ._common import _LOSSES, KSelection, _check_common, _dense, _kmeans, _n_components, _on_core, _result
+from ._common import (
+    _LOSSES,
+    KSelection,
+    _check_common,
+    _check_mask,
+    _dense,
+    _kmeans,
+    _n_components,
+    _on_core,
+    _result,
+)
 from ._registry import Rule
 
 __all__ = ["ncv", "ecv"]
@@ -67,6 +78,7 @@ def ncv(
     loss: str = "l2",
     repeats: int = 1,
     se_rule: bool = False,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
     random_state: RandomStateLike = None,
 ) -> KSelection:
     """Network cross-validation for the number of blocks (Chen & Lei 2018).
@@ -91,6 +103,9 @@ def ncv(
         instead of the smallest mean.  Together with ``repeats`` this is the
         small-sample variant of chapter 4: the held-out loss of a small graph
         is flat above the true ``K`` and decided by a few verdicts.
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs judged; None: every pair.  An unjudged pair is
+        no evidence (see the package notes, "Partly judged graphs").
     random_state : None, int or numpy.random.Generator, default=None
         Seeds the fold split and k-means.
 
@@ -152,25 +167,34 @@ def ncv(
             f"k_max must be <= {n_train_min}, the number of training nodes of the largest fold "
             f"(n = {n}, folds = {folds}), got {k_max}"
         )
+    O = _check_mask(observed, A)
     rng = check_random_state(random_state)
     with one_thread():
-        return _ncv(A, k_max, folds, loss, rng, repeats, se_rule)
+        return _ncv(A, k_max, folds, loss, rng, repeats, se_rule, O)
 
 
-def _ncv(A: np.ndarray, k_max: int, folds: int, loss: str, rng, repeats: int = 1, se_rule: bool = False) -> KSelection:
-    """ncv on a checked dense adjacency and checked arguments (isolated texts set aside here)."""
+def _ncv(A: np.ndarray, k_max: int, folds: int, loss: str, rng, repeats: int = 1, se_rule: bool = False,
+         O=None) -> KSelection:
+    """ncv on a checked dense adjacency and checked arguments (isolated texts set aside here).
 
-    def run(core, kc_max):
+    With ``O`` (the mask of judged pairs) the fit reads the completed graph and the held-out loss
+    the judged pairs only.
+    """
+
+    def run(core, kc_max, Oc=None):
         nc = core.shape[0]
         f = min(folds, nc // 2)
         kk = min(kc_max, nc - -(-nc // f))
-        return _ncv_core(core, kk, f, loss, rng, repeats, se_rule)
+        return _ncv_core(core, kk, f, loss, rng, repeats, se_rule, Oc)
 
-    return _on_core("ncv", A, k_max, run, min_nodes=4)
+    return _on_core("ncv", A, k_max, run, min_nodes=4, O=O)
 
 
-def _ncv_core(A: np.ndarray, k_max: int, folds: int, loss: str, rng, repeats: int, se_rule: bool) -> KSelection:
+def _ncv_core(A: np.ndarray, k_max: int, folds: int, loss: str, rng, repeats: int, se_rule: bool,
+              O=None) -> KSelection:
     n = A.shape[0]
+    judged = None if O is None else O
+    A = _completed(A, O)
     fl2 = np.full((repeats * folds, k_max), np.inf)
     fdev = np.full((repeats * folds, k_max), np.inf)
     for rep in range(repeats):
@@ -187,6 +211,9 @@ def _ncv_core(A: np.ndarray, k_max: int, folds: int, loss: str, rng, repeats: in
             _, _, Vt = la.svd(A1, full_matrices=False)
             Vall = Vt[:kk].T  # (n, kk), rows in `order`
             iu = np.triu_indices(len(test), 1)
+            if judged is not None:  # held-out pairs that were judged: the others are no evidence
+                seen = judged[np.ix_(test, test)][iu] > 0
+                iu = (iu[0][seen], iu[1][seen])
             a_test = A[np.ix_(test, test)][iu]
             nt = len(train)
             cross = A[np.ix_(train, test)]
@@ -316,12 +343,11 @@ def _n_holdout(obs: np.ndarray, holdout: float, n: int) -> int:
 
 def _ecv(A: np.ndarray, k_max: int, M, holdout: float, repeats: int, loss: str, rng) -> KSelection:
     """ecv on a checked dense adjacency and mask (None: all pairs); isolated texts set aside here."""
-    keep = A.sum(1) > 0
 
-    def run(core, kc_max):
+    def run(core, kc_max, Oc=None):
         nc = core.shape[0]
         iu = np.triu_indices(nc, 1)
-        obs = np.ones(iu[0].size, dtype=bool) if M is None else M[np.ix_(keep, keep)][iu] > 0
+        obs = np.ones(iu[0].size, dtype=bool) if Oc is None else Oc[iu] > 0
         n_obs = int(np.count_nonzero(obs))
         n_hold = int(round(holdout * n_obs))
         if n_hold < 1 or n_obs - n_hold < nc:
@@ -330,7 +356,8 @@ def _ecv(A: np.ndarray, k_max: int, M, holdout: float, repeats: int, loss: str, 
                               details={"fallback": "connected components"})
         return _ecv_core(core, kc_max, obs, n_hold, repeats, loss, rng)
 
-    return _on_core("ecv", A, k_max, run)
+    O = None if M is None else (M.toarray() if sp.issparse(M) else np.asarray(M, dtype=float))
+    return _on_core("ecv", A, k_max, run, O=O)
 
 
 def _ecv_core(A: np.ndarray, k_max: int, obs: np.ndarray, n_hold: int, repeats: int, loss: str, rng) -> KSelection:
@@ -368,14 +395,14 @@ def _ecv_core(A: np.ndarray, k_max: int, obs: np.ndarray, n_hold: int, repeats: 
 
 # --------------------------------------------------------------------------- by name, with the defaults
 def _ncv_rule(A: np.ndarray, k_max: int, rng, spectrum, *, folds: int, loss: str, repeats: int,
-              se_rule: bool) -> KSelection:
+              se_rule: bool, observed=None) -> KSelection:
     """ncv as :func:`semvar.select_k.choose_k` runs it: at most ``folds`` folds, fewer on small graphs."""
-    return _ncv(A, k_max, max(2, min(folds, A.shape[0] // 2)), loss, rng, repeats, se_rule)
+    return _ncv(A, k_max, max(2, min(folds, A.shape[0] // 2)), loss, rng, repeats, se_rule, observed)
 
 
-def _ecv_rule(A: np.ndarray, k_max: int, rng, spectrum, *, holdout: float, repeats: int, observed,
-              loss: str) -> KSelection:
-    """ecv with its defaults: ``observed`` is None (every pair judged)."""
+def _ecv_rule(A: np.ndarray, k_max: int, rng, spectrum, *, holdout: float, repeats: int, loss: str,
+              observed=None) -> KSelection:
+    """ecv with its defaults; ``observed`` None (every pair judged) or the mask of judged pairs."""
     return _ecv(A, k_max, observed, holdout, repeats, loss, rng)
 
 

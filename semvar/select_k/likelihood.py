@@ -11,13 +11,16 @@ from numpy.typing import ArrayLike
 from scipy.special import betaln, gammaln
 
 from .._kmeans import kmeans_pivoted
+from .._masks import completed as _completed
 from .._threads import one_thread
 from .._validation import check_option
 from ._common import (
     _MODELS,
     KSelection,
     _check_common,
+    _check_mask,
     _check_verdicts,
+    _graph,
     _normalized_top,
     _on_core,
     _posterior,
@@ -26,10 +29,13 @@ from ._common import (
 from ._registry import Rule
 from ._sparse import _try_sparse
 
-__all__ = ["icl", "bic"]
+__all__ = ["icl", "bic", "icl_of"]
 
 
-def icl(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, model: str = "judge") -> KSelection:
+def icl(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, model: str = "judge",
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
+) -> KSelection:
     """The integrated classification likelihood of the spectral clusters for each ``K``.
 
     Parameters
@@ -43,6 +49,9 @@ def icl(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, model: s
         ``p`` of a TRUE verdict for texts of the same meaning and one ``q``
         for different meanings.  ``"sbm"``: a probability for every pair of
         clusters (a full stochastic block model).
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs judged; None: every pair.  An unjudged pair is
+        no evidence (see the package notes, "Partly judged graphs").
 
     Returns
     -------
@@ -105,16 +114,20 @@ def icl(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, model: s
     (3, 1.0)
     """
     check_option(model, "model", _MODELS)
-    sel = _try_sparse(adjacency, "icl", k_max) if model == "judge" else None
+    sel = _try_sparse(adjacency, "icl", k_max) if model == "judge" and observed is None else None
     if sel is not None:
         return sel
     A, n, k_max = _check_common(adjacency, k_max)
+    O = _check_mask(observed, A)
     _check_verdicts(A, "icl")
     with one_thread():
-        return _icl(A, k_max, model)
+        return _icl(A, k_max, model, O=O)
 
 
-def bic(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, model: str = "judge") -> KSelection:
+def bic(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, model: str = "judge",
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
+) -> KSelection:
     """The large-sample (BIC) form of :func:`icl`: maximised likelihood minus a penalty.
 
     Parameters
@@ -124,6 +137,9 @@ def bic(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, model: s
         Largest candidate ``K``; ``1 <= k_max < n``.
     model : {"judge", "sbm"}, default="judge"
         As for :func:`icl`.
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs judged; None: every pair.  An unjudged pair is
+        no evidence (see the package notes, "Partly judged graphs").
 
     Returns
     -------
@@ -161,13 +177,69 @@ def bic(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, model: s
     """
     A, n, k_max = _check_common(adjacency, k_max)
     check_option(model, "model", _MODELS)
+    O = _check_mask(observed, A)
     _check_verdicts(A, "bic")
     with one_thread():
-        return _bic(A, k_max, model)
+        return _bic(A, k_max, model, O=O)
 
 
-def _group_counts(A: np.ndarray, z: np.ndarray, model: str):
-    """TRUE verdicts ``e_g``, pairs ``N_g`` of each group of pairs, and the cluster sizes, for labels ``z``."""
+def icl_of(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix, labels: ArrayLike, *, model: str = "judge",
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
+) -> float:
+    """The integrated classification likelihood of one labelling of a judged graph (the criterion of :func:`icl`).
+
+    Parameters
+    ----------
+    adjacency : array-like or scipy sparse matrix of shape (n, n)
+        Symmetric 0/1 (or [0, 1]-weighted) judged graph; the diagonal is ignored.
+    labels : array-like of shape (n,)
+        A cluster for every text (any integers; their values only group the texts).
+    model : {"judge", "sbm"}, default="judge"
+        As for :func:`icl`.
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs judged; None: every pair.  Only judged pairs count.
+
+    Returns
+    -------
+    float
+        ``ICL`` in nats (see :func:`icl`, Notes): the verdicts' log
+        probability with each rate integrated over a uniform prior, plus the
+        labelling's under a uniform prior on the cluster proportions.
+
+    Raises
+    ------
+    ValueError
+        For an invalid adjacency, labels of another length or not whole
+        numbers, an unknown ``model``, an invalid mask, or a weight above 1.
+
+    Examples
+    --------
+    Five pairs of texts, each pair judged equivalent and nothing else: one
+    meaning describes these 45 verdicts more cheaply than five.
+
+    >>> import numpy as np
+    >>> A = np.kron(np.eye(5), np.ones((2, 2))) - np.eye(10)
+    >>> round(icl_of(A, np.zeros(10, dtype=int)), 2), round(icl_of(A, np.repeat(np.arange(5), 2)), 2)
+    (-17.84, -19.27)
+    """
+    A = _graph(adjacency)
+    n = A.shape[0]
+    check_option(model, "model", _MODELS)
+    _check_verdicts(A, "icl")
+    z = np.asarray(labels)
+    if z.shape != (n,) or not np.issubdtype(z.dtype, np.integer):
+        raise ValueError(f"labels must be {n} whole numbers (one cluster per text), got {z.dtype} of shape {z.shape}")
+    O = None if observed is None else _check_mask(observed, A)
+    return float(_icl_value(A, z, model, O))
+
+
+def _group_counts(A: np.ndarray, z: np.ndarray, model: str, O=None):
+    """TRUE verdicts ``e_g``, pairs ``N_g`` of each group of pairs, and the cluster sizes, for labels ``z``.
+
+    With ``O`` (the 0/1 mask of judged pairs) ``N_g`` counts the judged pairs of each group only:
+    an unjudged pair is no evidence either way.
+    """
     z = np.unique(z, return_inverse=True)[1]
     k = int(z.max()) + 1
     Z = np.eye(k)[z]
@@ -176,12 +248,15 @@ def _group_counts(A: np.ndarray, z: np.ndarray, model: str):
     if model == "judge":
         n = A.shape[0]
         e_in, e_all = np.trace(E) / 2.0, A.sum() / 2.0
-        N_in, N_all = float((nk * (nk - 1.0)).sum()) / 2.0, n * (n - 1.0) / 2.0
+        if O is None:
+            N_in, N_all = float((nk * (nk - 1.0)).sum()) / 2.0, n * (n - 1.0) / 2.0
+        else:
+            N_in, N_all = float(np.trace(Z.T @ O @ Z)) / 2.0, float(O.sum()) / 2.0
         e = np.array([e_in, e_all - e_in])
         N = np.array([N_in, N_all - N_in])
     else:
         iu = np.triu_indices(k)
-        pairs = np.outer(nk, nk) - np.diag(nk)
+        pairs = np.outer(nk, nk) - np.diag(nk) if O is None else Z.T @ O @ Z
         diag = iu[0] == iu[1]
         e = np.where(diag, E[iu] / 2.0, E[iu])
         N = np.where(diag, pairs[iu] / 2.0, pairs[iu])
@@ -250,39 +325,46 @@ def _icl_judge_edges(edges, n: int, z: np.ndarray, nk: np.ndarray, e_all: float,
     return float(verdicts + gammaln(k) - gammaln(n + k) + gammaln(nk + 1.0).sum() + gammaln(k + 1.0))
 
 
-def _icl_value(A: np.ndarray, z: np.ndarray, model: str) -> float:
-    e, N, nk = _group_counts(A, z, model)
+def _icl_value(A: np.ndarray, z: np.ndarray, model: str, O=None) -> float:
+    e, N, nk = _group_counts(A, z, model, O)
     n, k = A.shape[0], nk.size
     verdicts = float(betaln(e + 1.0, N - e + 1.0).sum())
     labels = float(gammaln(k) - gammaln(n + k) + gammaln(nk + 1.0).sum() + gammaln(k + 1.0))
     return verdicts + labels
 
 
-def _bic_value(A: np.ndarray, z: np.ndarray, model: str) -> float:
-    e, N, nk = _group_counts(A, z, model)
+def _bic_value(A: np.ndarray, z: np.ndarray, model: str, O=None) -> float:
+    e, N, nk = _group_counts(A, z, model, O)
     n, k = A.shape[0], nk.size
+    n_pairs = n * (n - 1) / 2.0 if O is None else max(float(O.sum()) / 2.0, 1.0)
     p = e / N
     with np.errstate(divide="ignore", invalid="ignore"):
         ll = np.where(e > 0, e * np.log(p), 0.0) + np.where(N - e > 0, (N - e) * np.log1p(-p), 0.0)
     nu = (1 if k == 1 else 2) if model == "judge" else k * (k + 1) / 2
-    pen = nu / 2.0 * np.log(n * (n - 1) / 2.0) + (k - 1) / 2.0 * np.log(n)
+    pen = nu / 2.0 * np.log(n_pairs) + (k - 1) / 2.0 * np.log(n)
     return float(ll.sum() + (nk * np.log(nk / n)).sum() - pen)
 
 
-def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str, spectrum=None) -> KSelection:
+def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str, spectrum=None, O=None) -> KSelection:
     """ICL or BIC of spectral clusters of a core (no isolated text) for ``K = 1, ..., K_up``.
+
+    With ``O``, the 0/1 mask of judged pairs of a partly judged core, the clusters come from the
+    completed graph (:func:`semvar.select_k._common._completed`) and the criterion counts judged
+    pairs only.
 
     ``K_up`` is ``kc_max`` or, if smaller, the number of positive eigenvalues of the normalised
     matrix (an assortative block structure puts its leading eigenvalues above zero); larger ``K``
     get ``-inf`` (posterior 0).  The clusters of each ``K`` are one k-means run on the ``K``
     leading eigenvectors, started from rows chosen by a pivoted QR (:func:`semvar._kmeans.kmeans_pivoted`).
     """
+    if O is not None:
+        spectrum = _normalized_top(_completed(core, O), kc_max + 1)
     w, V = spectrum[:2] if spectrum is not None else _normalized_top(core, kc_max + 1)
     floor = spectrum[2] if spectrum is not None and len(spectrum) > 2 else 0.0  # see _sparse._bulk_top
     k_up = int(min(kc_max, max(np.count_nonzero(w[:kc_max] > floor), 1)))
     labels = {}
     scores = np.full(kc_max, -np.inf)
-    fast = value is _icl_value and model == "judge"
+    fast = value is _icl_value and model == "judge" and O is None
     n = core.shape[0]
     e_all, N_all = float(core.sum()) / 2.0, n * (n - 1) / 2.0
     edges = _edge_list(core) if sp.issparse(core) else None
@@ -294,7 +376,7 @@ def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str,
             if edges is not None:
                 scores[k - 1] = _icl_judge_edges(edges, n, z, nk, e_all, N_all)
             else:
-                scores[k - 1] = _icl_judge(core, z, nk, e_all, N_all) if fast else value(core, z, model)
+                scores[k - 1] = _icl_judge(core, z, nk, e_all, N_all) if fast else value(core, z, model, O)
     post = _posterior(scores)
     res = _result(name, kc_max, -scores, {name: scores, "posterior": post, "labels": labels, "model": model,
                                            "k_up": k_up})
@@ -302,27 +384,29 @@ def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str,
     return res
 
 
-def _criterion(name: str, value, A: np.ndarray, k_max: int, model: str, spectrum=None) -> KSelection:
-    return _on_core(name, A, k_max, lambda core, kc_max: _criterion_core(name, value, core, kc_max, model, spectrum))
+def _criterion(name: str, value, A: np.ndarray, k_max: int, model: str, spectrum=None, O=None) -> KSelection:
+    return _on_core(name, A, k_max,
+                    lambda core, kc_max, Oc=None: _criterion_core(name, value, core, kc_max, model,
+                                                                  spectrum if Oc is None else None, Oc), O=O)
 
 
-def _icl(A: np.ndarray, k_max: int, model: str, spectrum=None) -> KSelection:
+def _icl(A: np.ndarray, k_max: int, model: str, spectrum=None, O=None) -> KSelection:
     """icl on a checked dense adjacency (isolated texts set aside here)."""
-    return _criterion("icl", _icl_value, A, k_max, model, spectrum)
+    return _criterion("icl", _icl_value, A, k_max, model, spectrum, O)
 
 
-def _bic(A: np.ndarray, k_max: int, model: str, spectrum=None) -> KSelection:
+def _bic(A: np.ndarray, k_max: int, model: str, spectrum=None, O=None) -> KSelection:
     """bic on a checked dense adjacency (isolated texts set aside here)."""
-    return _criterion("bic", _bic_value, A, k_max, model, spectrum)
+    return _criterion("bic", _bic_value, A, k_max, model, spectrum, O)
 
 
 # --------------------------------------------------------------------------- by name, with the defaults
-def _icl_rule(A: np.ndarray, k_max: int, rng, spectrum, *, model: str) -> KSelection:
-    return _icl(A, k_max, model, spectrum)
+def _icl_rule(A: np.ndarray, k_max: int, rng, spectrum, *, model: str, observed=None) -> KSelection:
+    return _icl(A, k_max, model, spectrum, observed)
 
 
-def _bic_rule(A: np.ndarray, k_max: int, rng, spectrum, *, model: str) -> KSelection:
-    return _bic(A, k_max, model, spectrum)
+def _bic_rule(A: np.ndarray, k_max: int, rng, spectrum, *, model: str, observed=None) -> KSelection:
+    return _bic(A, k_max, model, spectrum, observed)
 
 
 _ICL = Rule("icl", icl, _icl_rule, verdicts=True, spectrum="eigenpairs", sparse=True)

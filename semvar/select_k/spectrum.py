@@ -12,7 +12,16 @@ from numpy.typing import ArrayLike
 
 from .._threads import one_thread
 from .._validation import check_bool, check_real
-from ._common import KSelection, _bulk_edge, _check_common, _n_components, _normalized_top, _on_core, _result
+from ._common import (
+    KSelection,
+    _bulk_edge,
+    _check_common,
+    _check_mask,
+    _n_components,
+    _normalized_top,
+    _on_core,
+    _result,
+)
 from ._registry import Rule
 from ._sparse import _try_sparse
 
@@ -22,7 +31,7 @@ __all__ = ["eigengap", "bethe_hessian"]
 # --------------------------------------------------------------------------- eigengap
 def eigengap(
     adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *, skip_first: bool = False,
-    threshold: str | float | None = None,
+    threshold: str | float | None = None, observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
 ) -> KSelection:
     """The eigengap heuristic on ``D^{-1/2} A D^{-1/2}``, or a count of eigenvalues above the noise.
 
@@ -42,6 +51,9 @@ def eigengap(
         the same with ``t`` the edge of the noise bulk of an Erdős-Rényi graph
         of the same density, ``t = 2 sqrt((1 - rho) / d_bar)`` with ``d_bar``
         the mean degree and ``rho = d_bar / (n - 1)`` (see Notes).
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs judged; None: every pair.  An unjudged pair is
+        no evidence (see the package notes, "Partly judged graphs").
 
     Returns
     -------
@@ -78,7 +90,7 @@ def eigengap(
     >>> int(eigengap(A, 5, threshold=0.2))  # eigenvalues above 0.2
     3
     """
-    if skip_first is False and threshold is None:
+    if skip_first is False and threshold is None and observed is None:
         sel = _try_sparse(adjacency, "eigengap", k_max)
         if sel is not None:
             return sel
@@ -90,18 +102,20 @@ def eigengap(
         threshold = check_real(threshold, "threshold")
     if skip_first and threshold is not None:
         raise ValueError("skip_first and threshold cannot be combined (a threshold has no first gap to skip)")
+    O = _check_mask(observed, A)
     with one_thread():
-        return _eigengap(A, k_max, skip_first, threshold)
+        return _eigengap(A, k_max, skip_first, threshold, O=O)
 
 
-def _eigengap(A: np.ndarray, k_max: int, skip_first: bool, threshold=None, spectrum=None) -> KSelection:
-    """eigengap on a checked dense adjacency (isolated texts set aside here)."""
+def _eigengap(A: np.ndarray, k_max: int, skip_first: bool, threshold=None, spectrum=None, O=None) -> KSelection:
+    """eigengap on a checked dense adjacency (isolated texts set aside here; ``O`` the mask of judged pairs)."""
 
-    def run(core, kc_max):
+    def run(core, kc_max, Oc=None):
         if skip_first and kc_max < 2:
             return KSelection(k=_n_components(core), candidates=np.array([1]), losses=np.zeros(1),
                               method="eigengap", details={"fallback": "connected components"})
-        mu = spectrum[0][: kc_max + 1] if spectrum is not None else _normalized_top(core, kc_max + 1)[0]
+        # a partly judged core is read as it is: its TRUE verdicts (see the package notes)
+        mu = spectrum[0][: kc_max + 1] if spectrum is not None and Oc is None else _normalized_top(core, kc_max + 1)[0]
         gaps = mu[:-1] - mu[1:]
         details = {"eigenvalues": mu, "skip_first": skip_first, "threshold": None}
         if skip_first:
@@ -116,11 +130,14 @@ def _eigengap(A: np.ndarray, k_max: int, skip_first: bool, threshold=None, spect
             res.k = int(min(max(np.count_nonzero(mu[:kc_max] > t), 1), kc_max))
         return res
 
-    return _on_core("eigengap", A, k_max, run)
+    return _on_core("eigengap", A, k_max, run, O=O)
 
 
 # --------------------------------------------------------------------------- Bethe-Hessian
-def bethe_hessian(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int) -> KSelection:
+def bethe_hessian(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int, *,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = None,
+) -> KSelection:
     """Number of negative eigenvalues of the Bethe-Hessian (Saade et al. 2014; Le & Levina 2015).
 
     Parameters
@@ -129,6 +146,9 @@ def bethe_hessian(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int) -
     k_max : int
         Largest candidate ``K``; ``1 <= k_max < n``.  The count is clipped to
         ``[1, k_max]``.
+    observed : array-like or sparse matrix of shape (n, n), optional
+        0/1 mask of the pairs judged; None: every pair.  An unjudged pair is
+        no evidence (see the package notes, "Partly judged graphs").
 
     Returns
     -------
@@ -157,14 +177,15 @@ def bethe_hessian(adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int) -
     3
     """
     A, n, k_max = _check_common(adjacency, k_max)
+    O = _check_mask(observed, A)
     with one_thread():
-        return _bethe_hessian(A, k_max)
+        return _bethe_hessian(A, k_max, O)
 
 
-def _bethe_hessian(A: np.ndarray, k_max: int) -> KSelection:
-    """bethe_hessian on a checked dense adjacency (isolated texts set aside here)."""
+def _bethe_hessian(A: np.ndarray, k_max: int, O=None) -> KSelection:
+    """bethe_hessian on a checked dense adjacency (isolated texts set aside here; ``O`` the mask of judged pairs)."""
 
-    def run(core, kc_max):
+    def run(core, kc_max, Oc=None):  # a partly judged core is read as it is (see the package notes)
         n = core.shape[0]
         deg = core.sum(1)
         r = float(np.sqrt(deg.mean()))
@@ -175,16 +196,17 @@ def _bethe_hessian(A: np.ndarray, k_max: int) -> KSelection:
         return KSelection(k=k, candidates=np.arange(1, kc_max + 1), losses=vals[:kc_max], method="bethe_hessian",
                           details={"r": r, "n_negative": n_neg})
 
-    return _on_core("bethe_hessian", A, k_max, run)
+    return _on_core("bethe_hessian", A, k_max, run, O=O)
 
 
 # --------------------------------------------------------------------------- by name, with the defaults
-def _eigengap_rule(A: np.ndarray, k_max: int, rng, spectrum, *, skip_first: bool, threshold) -> KSelection:
-    return _eigengap(A, k_max, skip_first, threshold, spectrum)
+def _eigengap_rule(A: np.ndarray, k_max: int, rng, spectrum, *, skip_first: bool, threshold,
+                   observed=None) -> KSelection:
+    return _eigengap(A, k_max, skip_first, threshold, spectrum, observed)
 
 
-def _bethe_hessian_rule(A: np.ndarray, k_max: int, rng, spectrum) -> KSelection:
-    return _bethe_hessian(A, k_max)
+def _bethe_hessian_rule(A: np.ndarray, k_max: int, rng, spectrum, *, observed=None) -> KSelection:
+    return _bethe_hessian(A, k_max, observed)
 
 
 _EIGENGAP = Rule("eigengap", eigengap, _eigengap_rule, spectrum="eigenvalues", sparse=True)

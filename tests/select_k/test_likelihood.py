@@ -116,3 +116,18 @@ def test_weight_inside_is_the_weight_of_the_edges_inside_clusters(k):
         e_all, N_all = W.sum() / 2.0, A.shape[0] * (A.shape[0] - 1) / 2.0
         assert select_k._icl_judge_edges(edges, A.shape[0], z, nk, e_all, N_all) == pytest.approx(
             select_k._icl_judge(W, z, nk, e_all, N_all), rel=1e-12)
+
+
+def test_icl_of_is_the_criterion_icl_compares():
+    """The ICL of the rule's own labels for each K is the value icl() stores for that K."""
+    from semvar.select_k import icl_of
+
+    A = sample_sbm([6, 5, 4], 0.87, 0.07, random_state=5).toarray()
+    res = icl(A, 5)
+    for k, z in res.details["labels"].items():
+        if np.isfinite(res.details["icl"][k - 1]):
+            assert icl_of(A, z) == pytest.approx(res.details["icl"][k - 1], abs=1e-9)
+    with pytest.raises(ValueError, match="labels must be 15 whole numbers"):
+        icl_of(A, np.zeros(14, dtype=int))
+    O = np.ones_like(A)
+    assert icl_of(A, res.details["labels"][3], observed=O) == pytest.approx(icl_of(A, res.details["labels"][3]))

@@ -26,9 +26,11 @@ def test_every_rule_is_registered_once_in_the_listed_order():
 def test_defaults_are_the_public_signatures():
     for name, rule in RULES.items():
         params = inspect.signature(rule.function).parameters.values()
-        expected = {p.name: p.default for p in params if p.kind is p.KEYWORD_ONLY and p.name != "random_state"}
+        expected = {p.name: p.default for p in params
+                    if p.kind is p.KEYWORD_ONLY and p.name not in ("random_state", "observed")}
         assert dict(rule.defaults) == expected, name
-    assert dict(RULES["ecv"].defaults) == {"holdout": 0.1, "repeats": 3, "observed": None, "loss": "l2"}
+        assert "observed" in inspect.signature(rule.function).parameters, name  # every rule reads a mask
+    assert dict(RULES["ecv"].defaults) == {"holdout": 0.1, "repeats": 3, "loss": "l2"}
     assert RULES["consensus"].asks == ("eigengap", "icl", "ncv") and RULES["icl"].asks == ("icl",)
 
 
@@ -38,7 +40,7 @@ def test_a_rule_gets_the_defaults_of_its_function():
     def public(adjacency, k_max, *, alpha=0.25, random_state=None):
         """A stand-in rule."""
 
-    def runner(A, k_max, rng, spectrum, *, alpha):
+    def runner(A, k_max, rng, spectrum, *, alpha, observed=None):
         seen["alpha"] = alpha
         return KSelection(1, np.arange(1, k_max + 1), np.zeros(k_max), "stand-in")
 

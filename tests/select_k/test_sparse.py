@@ -242,58 +242,18 @@ def _split_core():
     return sp.csr_array(sp.block_diag(blocks + [np.ones((2, 2)) - np.eye(2)]), dtype=float)
 
 
-@pytest.mark.parametrize("kc_max", [2, 3, 6])
-def test_split_top_takes_every_further_eigenvalue_from_one_component_where_they_lie(kc_max):
-    """Three blocks in one component of 900 texts and a pair: the further eigenvalues are all the big one's."""
-    from semvar.select_k import _sparse
-
-    core = sp.csr_array(sp.block_diag([_sparse_sbm([300, 300, 300], 30.0, 3.0, 9), np.ones((2, 2)) - np.eye(2)]),
-                        dtype=float)
-    count, labels = _sparse._components_of(core)
-    w, V = _sparse._split_top(core, labels, count, kc_max)
-    d = core.toarray().sum(1)
-    np.testing.assert_allclose(w, np.linalg.eigvalsh(core.toarray() / np.sqrt(np.outer(d, d)))[::-1][: kc_max + 1],
-                               atol=1e-10)
-    assert w[2] > 0.5 and np.all(V[-2:, 2:] == 0)
-
-
-@pytest.mark.parametrize("kc_max", [2, 4, 10])
-def test_split_top_is_the_union_of_the_components_spectra(kc_max):
-    """The leading eigenpairs of the whole block-diagonal matrix, the tied ones D^{1/2} times each indicator."""
-    from scipy.sparse.csgraph import connected_components
-
-    from semvar.select_k import _sparse
+def test_a_large_core_in_components_is_decomposed_and_each_meaning_found():
+    """A meaning never spans two components: the rule runs on each (large ones by the sparse route)."""
+    from semvar.select_k import _sparse, auto
 
     core = _split_core()
-    count, labels = connected_components(core, directed=False)
-    w, V = _sparse._split_top(core, labels, count, kc_max)
-    d = core.toarray().sum(1)
-    M = core.toarray() / np.sqrt(np.outer(d, d))
-    dense = np.linalg.eigvalsh(M)[::-1][: kc_max + 1]
-    np.testing.assert_allclose(w, dense, atol=1e-10)
-    assert np.linalg.norm(M @ V - V * w, axis=0).max() < 1e-10
-    np.testing.assert_allclose(V.T @ V, np.eye(kc_max + 1), atol=1e-10)
-    largest_first = [1, 0, 3, 2, 4]  # components by first text: 600, 700, 30, 550 and 2 texts
-    for j, comp in enumerate(largest_first[: min(count, kc_max + 1)]):
-        u = np.where(labels == comp, np.sqrt(d), 0.0)
-        np.testing.assert_allclose(V[:, j], u / np.linalg.norm(u), atol=1e-14)
-        assert w[j] == 1.0
+    sel = auto(core, 10)
+    assert "parts" in sel.details and sel.details["part_k"].tolist() == [1, 1, 1, 1, 1]
+    assert sel.k == 5 and _sparse._components_of(core)[0] == 5
+    from semvar.pipeline import graph_entropy
 
-
-def test_split_top_on_the_bulk_route_stops_below_the_edge():
-    from scipy.sparse.csgraph import connected_components
-
-    from semvar.select_k import _sparse
-
-    core = _split_core()
-    count, labels = connected_components(core, directed=False)
-    w_all, _ = _sparse._split_top(core, labels, count, 10)
-    t = float(w_all[7] + w_all[8]) / 2  # the edge between the eighth and ninth eigenvalues
-    w, V, t_out, exact = _sparse._split_top(core, labels, count, 10, t)
-    assert t_out == t and w.size == 9 and w[-1] <= t < w[-2] and exact == 9
-    np.testing.assert_allclose(w, w_all[:9], atol=1e-12)
-    w, _, _, exact = _sparse._split_top(core, labels, count, 10, t, eigenvalues_only=True)
-    assert w.size == 11 and exact == 0
+    h, labels = graph_entropy(core, "auto", random_state=0, return_labels=True)
+    assert np.array_equal(labels, _sparse._components_of(core)[1])  # each component one cluster, numbered by first text
 
 
 def _circulant(m, offsets):
@@ -341,20 +301,6 @@ def test_the_eigengap_of_a_split_core_on_the_bulk_route_counts_every_component(m
     A, meanings = _meanings_apart(4)
     sel = eigengap(A, 10)
     assert sel.k - sel.n_singletons >= meanings
-
-
-@pytest.mark.filterwarnings("ignore:.*have no edges:RuntimeWarning")
-def test_split_top_counts_only_the_exact_columns_of_bulk_components(monkeypatch):
-    """The components above SPARSE_EXACT_N are solved by _bulk_top, whose inexact columns end the exact run."""
-    from semvar.select_k import _sparse
-
-    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
-    monkeypatch.setattr(_sparse, "_EXACT_RESIDUAL", -1.0)  # no column of a bulk solve counts as exact
-    A, meanings = _meanings_apart(1)
-    core = sp.csr_array(A[np.asarray(A.sum(1)).ravel() > 0][:, np.asarray(A.sum(1)).ravel() > 0])
-    count, labels = _sparse._components_of(core)
-    w, V, t, exact = _sparse._split_top(core, labels, count, 10, _sparse._bulk_edge(core))
-    assert exact == count == meanings and w.size > count  # the indicators only
 
 
 def test_the_exact_route_solves_a_split_core_by_component_and_a_connected_one_whole(monkeypatch):
