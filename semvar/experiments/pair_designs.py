@@ -54,15 +54,12 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import warnings
 from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
-from threadpoolctl import threadpool_limits
 from tqdm.auto import tqdm
 
 from ..data import load_uq_nlg, result_path
@@ -77,6 +74,7 @@ from ..graph import (
 )
 from ..judges import SBMJudge
 from ..pipeline import graph_entropy
+from ._cells import run_cells
 from .budget import FrozenJudge
 from .regime import COSINES_FILE, judge_matrices
 from .select_k_small import JUDGES, PARTITIONS, cell_sizes
@@ -184,11 +182,6 @@ def _cells(ns, judges, partitions):
             if cell_sizes(n, PARTITIONS[part]) is not None]
 
 
-def _quiet(task):
-    with threadpool_limits(limits=1):
-        return task[:3], run_cell(*task)
-
-
 def run_study(*, ns: Sequence[int] = NS, judges: Sequence[str] | None = None,
               partitions: Sequence[str] | None = None, reps: int | None = None, n_jobs: int = 1,
               seed: int = SEED, skip: Collection[tuple] = (), progress: bool = True) -> pd.DataFrame:
@@ -201,22 +194,7 @@ def run_study(*, ns: Sequence[int] = NS, judges: Sequence[str] | None = None,
     skip = set(skip)
     tasks = [(n, j, part, reps[n], children[(n, j, part)]) for (n, j, part) in _cells(ns, judges, partitions)
              if (n, j, part) not in skip]
-    rows: list = []
-    bar = tqdm(total=len(tasks), disable=not progress, desc="cells")
-    try:
-        if n_jobs == 1:
-            for task in tasks:
-                rows.extend(_quiet(task)[1])
-                bar.update()
-        else:
-            for _, cell_rows in Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                    delayed(_quiet)(t) for t in tasks):
-                rows.extend(cell_rows)
-                bar.update()
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: keeping the {len(rows)} rows of the finished cells", file=sys.stderr)
-    finally:
-        bar.close()
+    rows = run_cells(tasks, run_cell, n_jobs=n_jobs, progress=progress)
     df = pd.DataFrame(rows, columns=COLUMNS)
     return df.sort_values(["n", "judge", "partition", "rep"], kind="stable").reset_index(drop=True)
 

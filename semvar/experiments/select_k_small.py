@@ -38,13 +38,11 @@ of graphs, ``--quick`` for a smoke run).
 from __future__ import annotations
 
 import argparse
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from tqdm.auto import tqdm
 
 from ..corpus import realised_sizes
 from ..data import result_path
@@ -53,6 +51,7 @@ from ..graph import block_labels, sample_sbm
 from ..papers import PAPER_TABLE2
 from ..pipeline import graph_entropy
 from ..select_k import KSelection, auto, bethe_hessian, bic, ecv, eigengap, icl, ncv
+from ._cells import run_cells
 
 __all__ = [
     "RESULT_FILE", "NS", "JUDGES", "PARTITIONS", "RULES", "REPS", "K_MAX", "SEED",
@@ -195,17 +194,6 @@ def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq: np.random.
 COLUMNS = ["n", "judge", "p", "q", "partition", "k_true", "h_true", "rep", "rule", "k_hat", "h_hat", "err"]
 
 
-def _run_cell_quiet(n, judge, partition, reps, seed_seq):
-    from threadpoolctl import threadpool_limits
-
-    with threadpool_limits(limits=1):  # once per cell
-        return run_cell(n, judge, partition, reps, seed_seq)
-
-
-def _indexed(i, task):
-    return i, _run_cell_quiet(*task)
-
-
 def run_study(*, ns: Sequence[int] = NS, judges: Sequence[str] | None = None, partitions: Sequence[str] | None = None,
               reps: int | None = None, scale: float = 1.0, n_jobs: int = 2, seed: int = SEED,
               progress: bool = True) -> pd.DataFrame:
@@ -221,31 +209,8 @@ def run_study(*, ns: Sequence[int] = NS, judges: Sequence[str] | None = None, pa
     grid = cells(ns, judges, partitions)
     children = np.random.SeedSequence(seed).spawn(len(grid))
     tasks = [(n, j, part, max(1, int(round(reps[n] * scale))), child) for (n, j, part), child in zip(grid, children)]
-    rows: list = []
-    bar = tqdm(total=len(tasks), disable=not progress, desc="cells")
-    try:
-        if n_jobs == 1:
-            for task in tasks:
-                rows.extend(_run_cell_quiet(*task))
-                bar.update()
-        else:
-            from joblib import Parallel, delayed
-
-            # the slow cells (large n) first, so the workers finish together
-            order = sorted(range(len(tasks)), key=lambda i: -tasks[i][0] ** 2 * tasks[i][3])
-            out = Parallel(n_jobs=n_jobs, return_as="generator_unordered")(
-                delayed(_indexed)(i, tasks[i]) for i in order
-            )
-            done = {}
-            for i, cell_rows in out:
-                done[i] = cell_rows
-                bar.update()
-            for i in range(len(tasks)):
-                rows.extend(done[i])
-    except KeyboardInterrupt:
-        print(f"\ninterrupted: keeping the {len(rows)} rows of the finished cells", file=sys.stderr)
-    finally:
-        bar.close()
+    # the slow cells (large n) first, so the workers finish together
+    rows = run_cells(tasks, run_cell, n_jobs=n_jobs, progress=progress, cost=lambda t: t[0] ** 2 * t[3])
     return pd.DataFrame(rows, columns=COLUMNS)
 
 

@@ -1,0 +1,157 @@
+"""Sweep: what a sampled pair design can identify, beside the representatives design, at 50-300 texts.
+
+A sampled design (``--pairs sample:S``) judges each pair with probability
+``s``.  With a perfect judge a text of a meaning of ``m`` texts gets no TRUE
+verdict, and is *unresolved*, with probability ``(1 - s)^(m - 1)``; the
+rules for ``K`` leave such texts out (:mod:`semvar.select_k`, "Partly judged
+graphs").  For ``n`` in :data:`NS`, the judges of :data:`SWEEP_JUDGES`
+(a perfect one and Liu's Table 2 GPT-like one), the partitions of chapter 4
+(:data:`~semvar.experiments.select_k_small.PARTITIONS`, of which
+:data:`SWEEP_PARTITIONS`) and :data:`REPS` graphs a cell, the script runs
+
+- ``sample``: each pair with probability ``s`` in :data:`SHARES`; ``K`` and the
+  entropy of the resolved texts by :func:`semvar.pipeline.graph_entropy`
+  (``k="auto"`` with the mask of judged pairs);
+- ``reps``: :func:`semvar.graph.design_representatives` with ``R`` in
+  :data:`EXTRAS` checking pairs per text, its own partition;
+
+and records the calls, their share of the ``n(n-1)/2`` pairs, the share of
+unresolved texts (and its prediction ``sum_k (n_k / n)(1 - s)^(n_k - 1)`` for
+a perfect judge), ``K`` found, the entropy found and its error.  Cell ``i``
+uses child ``i`` of ``numpy.random.SeedSequence(seed)``.  Writes
+``data/sampled_designs.csv.gz``; run ``python -m semvar.experiments.sampled_designs``
+(about 3 minutes on two cores; ``--quick`` for a smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from ..data import result_path
+from ..entropy import empirical_entropy
+from ..graph import adjacency_from_verdicts, block_labels, design_representatives, random_pairs
+from ..judges import SBMJudge
+from ..pipeline import UnresolvedError, graph_entropy
+from ._cells import run_cells
+from .select_k_small import JUDGES, PARTITIONS, cell_sizes
+
+__all__ = ["RESULT_FILE", "NS", "SHARES", "EXTRAS", "REPS", "SWEEP_JUDGES", "SWEEP_PARTITIONS", "SEED", "COLUMNS",
+           "MAX_UNRESOLVED", "predicted_unresolved", "run_cell", "run_study", "frontier", "main"]
+
+RESULT_FILE = "sampled_designs.csv.gz"
+NS = (50, 100, 300)
+SHARES = (0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5)
+EXTRAS = (0, 2)
+REPS = 10
+K_MAX = 10
+SEED = 3131
+#: the share of unresolved texts above which the judge command reports no entropy (its --max-unresolved default)
+MAX_UNRESOLVED = 0.05
+#: judge name -> (p, q): a perfect judge and Liu's Table 2 GPT-like one
+SWEEP_JUDGES: dict[str, tuple[float, float]] = {"perfect": (1.0, 0.0), "gpt": JUDGES["gpt"]}
+SWEEP_PARTITIONS = ("one", "uniform3", "skewed", "dominant", "uniform5")
+COLUMNS = ["n", "judge", "p", "q", "partition", "k_true", "h_true", "rep", "design", "param", "calls", "share",
+           "unresolved", "predicted", "k_hat", "h_hat", "err"]
+
+
+def predicted_unresolved(sizes: Sequence[int], s: float) -> float:
+    """The expected share of unresolved texts under a perfect judge: ``sum_k (n_k / n) (1 - s)^(n_k - 1)``."""
+    sizes = np.asarray(sizes, dtype=float)
+    return float((sizes / sizes.sum() * (1.0 - s) ** (sizes - 1.0)).sum())
+
+
+def _sampled(truth: np.ndarray, p: float, q: float, s: float, rng: np.random.Generator):
+    """One sampled design: calls, unresolved share, K and entropy of the resolved texts."""
+    n = truth.size
+    pairs = random_pairs(n, s, random_state=rng)
+    u = rng.random(pairs.shape[0])
+    verdicts = np.where(truth[pairs[:, 0]] == truth[pairs[:, 1]], u < p, u < q)
+    A, O = adjacency_from_verdicts(n, pairs, verdicts, return_mask=True)
+    if pairs.shape[0] == 0:
+        return 0, 1.0, 0, np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        try:
+            h, sel = graph_entropy(A, "auto", k_max=min(K_MAX, n - 1), observed=O, max_unresolved=1.0,
+                                   random_state=rng, return_k=True)
+        except UnresolvedError:  # every text unresolved
+            return pairs.shape[0], 1.0, 0, np.nan
+    return pairs.shape[0], sel.n_unresolved / n, sel.k, h
+
+
+def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq: np.random.SeedSequence) -> list[tuple]:
+    """Rows of one cell: ``reps`` graphs, every share of :data:`SHARES` and every ``R`` of :data:`EXTRAS`."""
+    p, q = SWEEP_JUDGES[judge]
+    sizes = cell_sizes(n, PARTITIONS[partition])
+    truth = block_labels(sizes)
+    h_true = empirical_entropy(truth)
+    texts = [f"text {i}" for i in range(n)]
+    pairs_all = n * (n - 1) / 2
+    rows = []
+    for rep, rep_seq in enumerate(seed_seq.spawn(reps)):
+        seqs = rep_seq.spawn(len(SHARES) + len(EXTRAS))
+        for s, seq in zip(SHARES, seqs):
+            calls, unres, k_hat, h = _sampled(truth, p, q, s, np.random.default_rng(seq))
+            pred = predicted_unresolved(sizes, s) if judge == "perfect" else np.nan
+            rows.append((n, judge, p, q, partition, len(sizes), h_true, rep, "sample", s, calls, calls / pairs_all,
+                         unres, pred, k_hat, h, abs(h - h_true)))
+        for r, seq in zip(EXTRAS, seqs[len(SHARES):]):
+            rng = np.random.default_rng(seq)
+            d = design_representatives(SBMJudge(truth, p, q, random_state=rng), texts, extra=r, collapse=False,
+                                       random_state=rng)
+            h = empirical_entropy(d.labels)
+            rows.append((n, judge, p, q, partition, len(sizes), h_true, rep, "reps", r, d.calls, d.calls / pairs_all,
+                         0.0, 0.0, int(np.max(d.labels)) + 1, h, abs(h - h_true)))
+    return rows
+
+
+def run_study(*, ns: Sequence[int] = NS, judges: Sequence[str] = tuple(SWEEP_JUDGES),
+              partitions: Sequence[str] = SWEEP_PARTITIONS, reps: int = REPS, n_jobs: int = 1, seed: int = SEED,
+              progress: bool = True) -> pd.DataFrame:
+    """Every cell's rows (the finished cells are kept on Ctrl-C)."""
+    grid = [(n, j, part) for n in NS for j in SWEEP_JUDGES for part in SWEEP_PARTITIONS]
+    children = dict(zip(grid, np.random.SeedSequence(seed).spawn(len(grid))))  # seeds follow the full grid
+    tasks = [(n, j, part, reps, children[(n, j, part)]) for n in ns for j in judges for part in partitions]
+    rows = run_cells(tasks, run_cell, n_jobs=n_jobs, progress=progress, cost=lambda t: t[0])
+    df = pd.DataFrame(rows, columns=COLUMNS)
+    return df.sort_values(["n", "judge", "partition", "rep", "design", "param"], kind="stable").reset_index(drop=True)
+
+
+def frontier(df: pd.DataFrame, by: Sequence[str] = ("n", "judge")) -> pd.DataFrame:
+    """Per design and parameter: mean share of pairs, share of unresolved texts (and its prediction), how often
+    the command would answer (unresolved share at most :data:`MAX_UNRESOLVED`), K right and the mean entropy error
+    among the answered graphs."""
+    d = df.assign(answered=df.unresolved <= MAX_UNRESOLVED, right=df.k_hat == df.k_true)
+    g = d.groupby(list(by) + ["design", "param"], sort=True)
+    answered = d[d.answered].groupby(list(by) + ["design", "param"], sort=True)
+    return pd.DataFrame({"share": g.share.mean(), "unresolved": g.unresolved.mean(), "predicted": g.predicted.mean(),
+                         "answered": g.answered.mean(), "k_right": answered.right.mean(), "error": answered.err.mean()})
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(prog="python -m semvar.experiments.sampled_designs",
+                                 description=__doc__.splitlines()[0])
+    ap.add_argument("--n-jobs", type=int, default=2, help="worker processes (default 2)")
+    ap.add_argument("--quick", action="store_true", help="two graphs a cell at 50 texts (a smoke run)")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--out", type=Path, default=None, help=f"output file (default: the project's data/{RESULT_FILE})")
+    args = ap.parse_args(argv)
+    out = args.out if args.out is not None else result_path(RESULT_FILE)
+    if args.quick:
+        df = run_study(ns=(50,), reps=2, n_jobs=args.n_jobs, seed=args.seed)
+    else:
+        df = run_study(n_jobs=args.n_jobs, seed=args.seed)
+    df.to_csv(out, index=False, float_format="%.6g")
+    print(f"wrote {len(df)} rows to {out}")
+    with pd.option_context("display.width", 200, "display.max_rows", 300):
+        print(frontier(df).round(3))
+
+
+if __name__ == "__main__":
+    main()
