@@ -31,7 +31,7 @@ from scipy.linalg import lapack
 from scipy.special import betaln, gammaln
 
 from .entropy import entropy_from_counts
-from .select_k import AUTO_SMALL
+from .select_k import AUTO_SMALL, GAP_TIE
 from .spectral import canonical_labels
 
 __all__ = ["auto_entropies"]
@@ -111,7 +111,9 @@ def _auto_group(nc, idx, graphs, cores, keeps, rngs, k_max, out):
         scores[rows[valid], k - 1] = icl[valid]
     # --- the choice (select_k._common._posterior and _result, auto's eigengap rule for small cores)
     mu = w[:, : kc_max + 1]
-    k_gap = np.argmax(mu[:, :-1] - mu[:, 1:], axis=1) + 1
+    gaps = mu[:, :-1] - mu[:, 1:]  # select_k._common._largest_gap, row by row: near-ties to the smaller K
+    top = gaps.max(axis=1, keepdims=True)
+    k_gap = np.argmax(gaps >= top - GAP_TIE * np.maximum(1.0, np.abs(top)), axis=1) + 1
     post = _posterior_many(scores)
     kc = np.argmin(-scores, axis=1) + 1
     if nc <= AUTO_SMALL:

@@ -254,8 +254,18 @@ def check_adjacency(adjacency: ArrayLike, name: str = "adjacency", *, atol: floa
 
     Returns a float ``scipy.sparse.csr_array`` when the input was sparse and a
     float ndarray otherwise.  The matrix must be square, symmetric, finite and
-    non-negative.
+    non-negative.  A numpy masked array with a masked entry is refused: a
+    masked pair is an unjudged one, which the ``observed`` mask says.
     """
+    if np.ma.isMaskedArray(adjacency):
+        k = _masked_count(adjacency)
+        if k:
+            raise ValueError(
+                f"{name} is a masked array with {k} masked {'entry' if k == 1 else 'entries'}: a masked pair is an "
+                f"unjudged one, never a FALSE; pass {name}.filled(0) and observed=~{name}.mask (the mask of judged "
+                "pairs), or give the masked array to semvar.pipeline.graph_entropy, which reads it so"
+            )
+        adjacency = np.ma.getdata(adjacency)
     if sp.issparse(adjacency):
         if adjacency.dtype.kind == "c":
             raise ValueError(f"{name} must be real; got complex weights")

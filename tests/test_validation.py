@@ -367,3 +367,18 @@ def test_check_verdicts_names_the_source():
     for got, m, match in cases:
         with pytest.raises(ValueError, match=match):
             v.check_verdicts(got, m, source="J.pairs")
+
+
+def test_a_masked_adjacency_is_refused_not_read_as_false():
+    from semvar._validation import check_adjacency
+    from semvar.select_k import choose_k
+    from semvar.spectral import spectral_clusters
+
+    A = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
+    masked = np.ma.array(A, mask=np.zeros_like(A, dtype=bool))
+    assert np.array_equal(check_adjacency(masked), A)  # nothing masked: its data
+    masked[0, 1] = masked[1, 0] = np.ma.masked
+    for call in (lambda: check_adjacency(masked), lambda: choose_k(masked, "auto"),
+                 lambda: spectral_clusters(masked, 2)):
+        with pytest.raises(ValueError, match="masked array with 2 masked entries: a masked pair is an unjudged one"):
+            call()

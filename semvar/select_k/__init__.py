@@ -182,7 +182,7 @@ import sys
 import types
 
 from . import _sparse
-from ._common import KSelection
+from ._common import GAP_TIE, KSelection
 from ._registry import METHODS, RULES, is_registered, register
 from .choose import CoreSelection, choose_k, select_with_core
 from .combine import _AUTO, _CONSENSUS_RULE, AUTO_SMALL, auto, consensus
@@ -192,7 +192,7 @@ from .spectrum import _BETHE_HESSIAN, _EIGENGAP, bethe_hessian, eigengap
 
 __all__ = [
     "KSelection", "ncv", "ecv", "eigengap", "bethe_hessian", "icl", "bic", "icl_of", "consensus", "auto",
-    "choose_k", "METHODS", "RULES", "is_registered", "AUTO_SMALL", "select_with_core", "CoreSelection",
+    "choose_k", "METHODS", "RULES", "is_registered", "AUTO_SMALL", "GAP_TIE", "select_with_core", "CoreSelection",
 ]
 
 # every rule, once, in the order the documentation and the messages list them

@@ -143,6 +143,19 @@ def _kmeans(X: np.ndarray, k: int, rng) -> np.ndarray:
     return kmeans(X, k, rng)[0]
 
 
+#: Gaps of the spectrum closer than this (relative to the largest) are a tie, decided for the smaller ``K``:
+#: small components have exactly tied gaps (a path of three texts: eigenvalues 1, 0, -1), which rounding
+#: would otherwise decide, differently on another CPU.
+GAP_TIE = 1e-9
+
+
+def _largest_gap(gaps: np.ndarray) -> int:
+    """``K``: the index (1-based) of the first gap within :data:`GAP_TIE` of the largest one."""
+    gaps = np.asarray(gaps, dtype=float)
+    best = float(np.max(gaps))
+    return int(np.flatnonzero(gaps >= best - GAP_TIE * max(1.0, abs(best)))[0]) + 1
+
+
 def _result(method, k_max, losses, details) -> KSelection:
     losses = np.asarray(losses, dtype=float)
     if np.any(np.isnan(losses)) or not np.any(np.isfinite(losses)):

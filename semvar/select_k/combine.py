@@ -21,6 +21,7 @@ from ._common import (
     _check_n,
     _check_verdicts,
     _graph,
+    _largest_gap,
     _normalized_top,
     _on_core,
     _split_isolated,
@@ -209,7 +210,7 @@ def _auto(A: np.ndarray, k_max: int, spectrum=None, O=None) -> KSelection:
         else:
             spec = spectrum if spectrum is not None else _normalized_top(core, kc_max + 1)
         mu = spec[0][: kc_max + 1]
-        k_gap = int(np.argmax(mu[:-1] - mu[1:])) + 1
+        k_gap = _largest_gap(mu[:-1] - mu[1:])
         res = _criterion_core("icl", _icl_value, core, kc_max, "judge", spec, Oc)
         res.method = "auto"
         res.details["rule"] = "icl"

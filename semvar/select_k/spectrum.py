@@ -17,6 +17,7 @@ from ._common import (
     _bulk_edge,
     _check_common,
     _check_mask,
+    _largest_gap,
     _n_components,
     _normalized_top,
     _on_core,
@@ -121,9 +122,10 @@ def _eigengap(A: np.ndarray, k_max: int, skip_first: bool, threshold=None, spect
         if skip_first:
             gaps = gaps.copy()
             gaps[0] = -np.inf
-            k = int(np.argmax(gaps)) + 1
+            k = _largest_gap(gaps)
             return KSelection(k=k, candidates=np.arange(1, kc_max + 1), losses=-gaps, method="eigengap", details=details)
         res = _result("eigengap", kc_max, -gaps, details)
+        res.k = _largest_gap(gaps)
         if threshold is not None:
             t = _bulk_edge(core) if threshold == "bulk" else float(threshold)
             res.details["threshold"] = t

@@ -5,7 +5,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from semvar.graph import sample_sbm
-from semvar.select_k import bethe_hessian, eigengap
+from semvar.select_k import auto, bethe_hessian, eigengap
 
 
 @settings(max_examples=8, deadline=None)
@@ -26,3 +26,14 @@ def test_eigengap_threshold():
     mu, t = res.details["eigenvalues"], res.details["threshold"]
     assert res.k == int((mu[:6] > t).sum()) == 3
     assert eigengap(A, 6, threshold=0.99).k == 1  # only the trivial eigenvalue exceeds 0.99
+
+
+def test_tied_gaps_go_to_the_smaller_k_whatever_the_rounding():
+    """A path of three texts has eigenvalues 1, 0, -1: two equal gaps, which rounding must not decide."""
+    from semvar.select_k import GAP_TIE
+    from semvar.select_k._common import _largest_gap
+
+    path = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=float)
+    assert eigengap(path, 2).k == 1 and auto(path, 2).details["eigengap_k"] == 1
+    assert _largest_gap(np.array([0.5, 0.5 - GAP_TIE / 2, 0.2])) == 1
+    assert _largest_gap(np.array([0.5, 0.5 + 10 * GAP_TIE, 0.2])) == 2
