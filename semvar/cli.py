@@ -270,7 +270,11 @@ def _analyse(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, pairs, ver
     n_u = len(run.distinct)
     _check_enough_judged(args, judge, pairs, verdicts, n_u)
     A, observed = adjacency_from_verdicts(n_u, pairs, verdicts, return_mask=True)
-    laplacian = args.laplacian or _default_laplacian(args.pairs)
+    partial = int(observed.nnz) != n_u * (n_u - 1)  # some pair unasked or unjudged
+    laplacian = args.laplacian or ("centered" if partial else _default_laplacian(args.pairs))
+    if partial and args.k != "auto" and laplacian != "centered":
+        raise _Failure(f"--k {args.k} with pairs left unjudged: --laplacian {laplacian} would read them as FALSE "
+                       "verdicts; use --laplacian centered (it reads the judged pairs only) or --k auto")
     k, k_method, clusters_u = _partition(args, design, A, observed, n_u, laplacian)
     clusters = clusters_u[run.inverse]  # every copy of a text joins its cluster (-1: unresolved)
     resolved = clusters >= 0
@@ -868,7 +872,8 @@ def _add_judge_analysis_options(jp: argparse.ArgumentParser) -> None:
     )
     jp.add_argument(
         "--laplacian", choices=("normalized", "unnormalized", "regularized", "centered"), default=None,
-        help="spectral matrix (default: 'centered' for --pairs sample:S, else 'normalized')",
+        help="spectral matrix for a given --k (default: 'centered' when some pair is unasked or unjudged, which "
+        "it reads as no evidence; else 'normalized'); with unjudged pairs only 'centered' is accepted",
     )
 
 

@@ -979,7 +979,7 @@ def _graph_of(judge, texts):
         return _judged_graph(judge, texts)
     A, O = judge_graph(judge, texts, return_mask=True)
     n = len(texts)
-    return A, (None if int(O.nnz) == n * (n - 1) else dense_mask(check_mask_size(O, n), n))
+    return A, (None if int(O.nnz) == n * (n - 1) else O)  # sparse: made dense only where a rule reads it
 
 
 def _judged_graph(judge, texts):
@@ -1017,10 +1017,16 @@ def _partly_judged(A, O, k, k_max: int, laplacian: str, rng, max_unresolved: flo
         return _entropy_of_graph(A, k, k_max, laplacian, None, None, rng)
     if isinstance(k, str):
         A = A.toarray() if sp.issparse(A) else A
+        O = dense_mask(check_mask_size(O, A.shape[0]), A.shape[0])
         h, labels, sel = _rule_entropy(A, k, k_max, laplacian, None, rng, False, O)
         _check_unresolved(h, labels, sel, max_unresolved)
         return h, labels, sel
-    return _entropy_of_graph(A, k, k_max, laplacian, None, O if laplacian == "centered" else None, rng)
+    if laplacian != "centered":
+        raise ValueError(
+            f"k={k} with pairs the judge left unjudged: laplacian={laplacian!r} would read them as FALSE verdicts; "
+            "use laplacian='centered' (it reads the mask of judged pairs) or a rule for k, such as 'auto'"
+        )
+    return _entropy_of_graph(A, k, k_max, laplacian, None, O, rng)
 
 
 def _given(k: int) -> KSelection:

@@ -250,3 +250,27 @@ def test_labels_that_differ_only_by_a_trailing_nul_are_two_meanings(tmp_path, ca
     with SimulatedEndpoint({r["text"]: r["label"] for r in rows}) as ep:
         code, res = run(["--k", "2"], ep, tmp_path)
     assert code == 0 and res["true_entropy"] == pytest.approx(math.log(2)) and res["pq"]["n_same"] == 2
+
+
+def test_a_given_k_with_lost_calls_reads_them_as_unjudged(tmp_path, capsys):
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [6, 6, 6])
+    with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=3, faults=("500",)) as ep:
+        code, res = run(["--max-retries", "0", "--concurrency", "1", "--min-judged", "0.5", "--k", "3"], ep, tmp_path)
+        assert code == 0 and res["laplacian"] == "centered" and res["entropy"] == pytest.approx(math.log(3))
+        code, _ = run(["--max-retries", "0", "--concurrency", "1", "--min-judged", "0.5", "--k", "3",
+                       "--laplacian", "normalized"], ep, tmp_path)
+    assert code == 2 and "would read them as FALSE" in capsys.readouterr().err
+
+
+def test_the_suggested_share_solves_the_unresolved_law():
+    """(1 - s')^(m - 1) = u*: with the share s and the unresolved share u seen, s' leaves u* for the same m."""
+    import argparse
+
+    from semvar.cli import _sufficient_design
+
+    args = argparse.Namespace(pairs="sample:0.01", max_unresolved=0.05, k_max=10)
+    u = 0.99**99  # three meanings of 100 texts
+    text = _sufficient_design(args, u, 300)
+    s_new = float(re.search(r"--pairs sample:([\d.]+)", text).group(1))
+    assert (1 - s_new) ** 99 == pytest.approx(0.025, rel=0.05)  # u* = max_unresolved / 2, to the digits printed
+    assert "reps:2" in text and f"{300 * 12:,}" in text

@@ -432,3 +432,19 @@ def test_a_graph_with_no_resolved_text_has_no_entropy():
     with pytest.raises(pipeline.UnresolvedError, match="no text is resolved") as info:
         graph_entropy(A, observed=O, max_unresolved=1.0)
     assert info.value.n_unresolved == 6 and np.isnan(info.value.entropy)
+
+
+def test_a_given_k_never_reads_a_lost_verdict_as_false():
+    truth = np.repeat([0, 1], 5)
+    texts = [f"t{i}" for i in range(10)]
+
+    class Lossy:
+        def pairs(self, texts, pairs):
+            v = np.ma.array(truth[pairs[:, 0]] == truth[pairs[:, 1]])
+            v[::3] = np.ma.masked
+            return v
+
+    with pytest.raises(ValueError, match="would read them as FALSE"):
+        semantic_spectral_entropy(texts, Lossy(), 2)
+    h = semantic_spectral_entropy(texts, Lossy(), 2, laplacian="centered", random_state=0)
+    assert h == pytest.approx(np.log(2))

@@ -190,7 +190,9 @@ def _part_rule(method: str):
         route = _sparse_route(part, method, kc_max)
         if route is not None:
             return route[0]
-        return run(part.toarray(), method, kc_max, None)
+        # the core is large: "auto" asks no eigengap for it (the dense route decides that once, for the whole
+        # core), so a small component is read by auto's ICL alone
+        return run(part.toarray(), "icl" if method == "auto" else method, kc_max, None)
 
     return solve
 

@@ -371,3 +371,10 @@ def test_the_thresholds_set_on_the_package_are_the_routes(monkeypatch):
     assert _sparse.SPARSE_N == select_k.SPARSE_N == 500
     with pytest.raises(AttributeError):
         select_k.NO_SUCH_THRESHOLD  # noqa: B018
+
+
+def test_auto_on_small_components_of_a_large_sparse_core_is_the_dense_answer():
+    """525 paths of four texts (2,100 texts): the core is large, so no component asks the eigengap, on either route."""
+    path4 = np.eye(4, k=1) + np.eye(4, k=-1)
+    A = sp.csr_array(sp.kron(sp.eye(525), path4))
+    assert auto(A).k == auto(A.toarray()).k == 525
