@@ -59,8 +59,8 @@ several connected components is clustered one component at a time, each
 into the ``K`` the rule chose for it: no meaning spans two components.  With
 ``K`` given as an int, Algorithm 1 is applied as printed, to all texts.
 
-Partly judged graphs
---------------------
+Unjudged pairs in the pipeline
+------------------------------
 An unjudged pair (a sampled design, a lost call, a masked verdict of a
 judge) is never read as FALSE.  :func:`graph_entropy` takes the mask of
 judged pairs (``observed=``, or a numpy masked array), and

@@ -44,7 +44,7 @@ def _decimal_alpha(alpha: object) -> Fraction:
     A binary float stands for the shortest decimal that rounds to it in its
     own precision (``repr`` for a Python or numpy float64: ``0.7`` is 7/10,
     not the double 0.6999999999999999556; a float32 ``0.7`` is 7/10 too, not
-    the float32 value 0.699999988); an int or a :class:`fractions.Fraction`
+    the float32 value 0.699999988); an int or a ``fractions.Fraction``
     (any exact rational) is taken as it is.
     """
     if isinstance(alpha, numbers.Rational) and not isinstance(alpha, (bool, np.bool_)):
@@ -135,7 +135,7 @@ def quantile_rank(n: int, alpha: float, *, quantile: str = "paper") -> int:
     The textbook rank reads ``alpha`` as the decimal its caller wrote: a
     Python or numpy float as the shortest decimal string that rounds to it in
     its own precision (its ``repr``; for float32, numpy's shortest float32
-    string), an int or :class:`fractions.Fraction` exactly.  So ``0.7`` is
+    string), an int or ``fractions.Fraction`` exactly.  So ``0.7`` is
     ``7/10`` and ``quantile_rank(9, 0.7, quantile="textbook")`` is
     ``ceil(10 * 3/10) = 3``; the float expression gives 4.  A rational that is
     not a short decimal, such as one third, is exact only as a Fraction:
