@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["dense_mask", "unresolved", "completed", "check_mask_size", "MASKED_N_MAX"]
+from ._validation import check_observed
+
+__all__ = ["dense_mask", "unresolved", "completed", "check_mask_size", "checked_dense_mask", "MASKED_N_MAX"]
 
 #: Largest graph read with an ``observed`` mask by a rule for ``K``: the mask and the completed graph
 #: are dense (three ``n x n`` float arrays: 9.6 GB at this size).
@@ -36,6 +38,14 @@ def dense_mask(O, n: int):
     O = (O > 0).astype(float)
     np.fill_diagonal(O, 0.0)
     return None if int(np.count_nonzero(O)) == n * (n - 1) else O
+
+
+def checked_dense_mask(observed, A):
+    """``observed`` for a checked ``A``: size-checked, checked as a mask, dense 0/1; None when every pair is judged."""
+    if observed is None:
+        return None
+    n = A.shape[0]
+    return dense_mask(check_observed(check_mask_size(observed, n), A), n)
 
 
 def unresolved(A, O) -> np.ndarray:

@@ -350,15 +350,20 @@ def check_observed(observed: ArrayLike | None, adjacency: np.ndarray | sp.sparra
     return O
 
 
-def check_labels(labels: ArrayLike, name: str = "labels", *, n: int | None = None) -> np.ndarray:
-    """Check a 1-D array of cluster labels (any hashable values) and return it as an ndarray."""
-    arr = np.asarray(labels)
+def _check_label_shape(arr: np.ndarray, name: str, n: int | None) -> None:
+    """Refuse labels that are not a non-empty 1-D array (of length ``n`` when given)."""
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
     if n is not None and arr.shape[0] != n:
         raise ValueError(f"{name} must have length {n}, got {arr.shape[0]}")
+
+
+def check_labels(labels: ArrayLike, name: str = "labels", *, n: int | None = None) -> np.ndarray:
+    """Check a 1-D array of cluster labels (any hashable values) and return it as an ndarray."""
+    arr = np.asarray(labels)
+    _check_label_shape(arr, name, n)
     if np.issubdtype(arr.dtype, np.floating) and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite values")
     return arr
@@ -648,12 +653,7 @@ def check_label_codes(labels: ArrayLike, name: str = "labels", *, n: int | None 
             arr = np.asarray(labels, dtype=object)  # every value as given: no conversion through numpy's str dtype
         except (TypeError, ValueError) as exc:
             raise ValueError(f"{name} must be a 1-D sequence of labels: {exc}") from None
-    if arr.ndim != 1:
-        raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
-    if arr.size == 0:
-        raise ValueError(f"{name} must not be empty")
-    if n is not None and arr.shape[0] != n:
-        raise ValueError(f"{name} must have length {n}, got {arr.shape[0]}")
+    _check_label_shape(arr, name, n)
     if arr.dtype != object:
         if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
             raise ValueError(f"{name} contains NaN or infinite values (at position {int(np.argmin(np.isfinite(arr)))})")

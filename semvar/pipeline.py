@@ -92,7 +92,7 @@ from numpy.typing import ArrayLike
 
 from . import spectral
 from ._batched import auto_entropies
-from ._masks import check_mask_size, completed, dense_mask
+from ._masks import check_mask_size, checked_dense_mask, completed, dense_mask
 from ._threads import one_thread
 from ._validation import (
     RandomStateLike,
@@ -421,8 +421,7 @@ def graph_entropy(
         tau = check_real(tau, "tau", low=0.0)
     O = None
     if observed is not None:
-        O = check_observed(observed, A) if not isinstance(k, str) else dense_mask(
-            check_observed(check_mask_size(observed, A.shape[0]), A), A.shape[0])
+        O = check_observed(observed, A) if not isinstance(k, str) else checked_dense_mask(observed, A)
     if isinstance(k, str) and O is not None:
         h, labels, sel = _rule_entropy(A, k, k_max, laplacian, tau, rng, False, O)
         _check_unresolved(h, labels, sel, max_unresolved)
@@ -441,9 +440,8 @@ def _unmask(adjacency, observed):
     if observed is not None:
         raise ValueError("adjacency is a masked array and observed is given: give the unjudged pairs one way, "
                          "as the mask or as observed")
-    judged = (~mask).astype(float)
-    np.fill_diagonal(judged, 0.0) if judged.ndim == 2 and judged.shape[0] == judged.shape[1] else None
-    return np.ma.getdata(adjacency).copy() * (~mask), judged
+    judged = (~mask).astype(float)  # its diagonal, if any, is ignored by the mask check
+    return np.ma.getdata(adjacency) * (~mask), judged
 
 
 def entropy_range(labels: ArrayLike) -> tuple[float, float]:

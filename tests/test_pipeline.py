@@ -392,16 +392,24 @@ def test_a_masked_array_is_a_graph_with_unjudged_pairs():
         graph_entropy(masked, observed=O)
 
 
+def _lossy_judge(truth):
+    """A perfect judge of ``truth`` that loses every third call (a masked verdict)."""
+
+    class Lossy:
+        def pairs(self, texts, pairs):
+            v = np.ma.array(truth[pairs[:, 0]] == truth[pairs[:, 1]])
+            v[::3] = np.ma.masked
+            return v
+
+    return Lossy
+
+
 def test_a_judge_that_loses_verdicts_is_read_with_its_mask():
     """semantic_spectral_entropy: a verdict the judge could not give is not a FALSE."""
     truth = np.repeat([0, 1], 5)
     texts = [f"t{i}" for i in range(10)]
 
-    class Lossy:
-        def pairs(self, texts, pairs):
-            v = np.ma.array(truth[pairs[:, 0]] == truth[pairs[:, 1]])
-            v[::3] = np.ma.masked  # a third of the calls lost
-            return v
+    Lossy = _lossy_judge(truth)
 
     h, labels, sel = semantic_spectral_entropy(texts, Lossy(), random_state=0, return_labels=True, return_k=True)
     assert sel.k == 2 and h == pytest.approx(np.log(2)) and sel.n_unresolved == 0
@@ -438,11 +446,7 @@ def test_a_given_k_never_reads_a_lost_verdict_as_false():
     truth = np.repeat([0, 1], 5)
     texts = [f"t{i}" for i in range(10)]
 
-    class Lossy:
-        def pairs(self, texts, pairs):
-            v = np.ma.array(truth[pairs[:, 0]] == truth[pairs[:, 1]])
-            v[::3] = np.ma.masked
-            return v
+    Lossy = _lossy_judge(truth)
 
     with pytest.raises(ValueError, match="would read them as FALSE"):
         semantic_spectral_entropy(texts, Lossy(), 2)

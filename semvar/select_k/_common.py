@@ -14,10 +14,10 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from .._kmeans import kmeans
-from .._masks import check_mask_size
+from .._masks import checked_dense_mask
 from .._masks import dense_mask as _mask_or_none
 from .._masks import unresolved as _unresolved
-from .._validation import check_adjacency, check_int, check_observed
+from .._validation import check_adjacency, check_int
 
 __all__ = ["KSelection"]
 
@@ -229,9 +229,7 @@ def _with_singletons(sel: KSelection, m: int) -> KSelection:
 # --------------------------------------------------------------------------- parts and partly judged graphs
 def _check_mask(observed, A):
     """The checked ``observed`` mask of a checked ``A`` as a dense 0/1 array, or None (every pair judged)."""
-    if observed is None:
-        return None
-    return _mask_or_none(check_observed(check_mask_size(observed, A.shape[0]), A), A.shape[0])
+    return checked_dense_mask(observed, A)
 
 
 def _parts(core, O=None) -> tuple[int, np.ndarray]:
