@@ -397,7 +397,7 @@ def _check_resolved(args: argparse.Namespace, A, observed, n_distinct: int) -> N
     """Stop, before any clustering, when the judged pairs leave more texts unresolved than --max-unresolved allows."""
     u = int(np.count_nonzero(unresolved(A, observed)))
     share = u / n_distinct
-    if u > args.max_unresolved * n_distinct:
+    if u > args.max_unresolved * n_distinct or (u and u == n_distinct):  # no resolved text: nothing to report
         raise _Failure(
             f"{u} of {n_distinct} distinct texts ({share:.1%}) are unresolved: no TRUE verdict among their judged "
             f"pairs and at least one pair unjudged, so the verdicts do not say which meaning they share, and "
@@ -433,6 +433,8 @@ def _sufficient_design(args: argparse.Namespace, share: float, n: int) -> str:
             calls = s_new * n * (n - 1) / 2
             return (f"Use {reps}; or --pairs sample:{s_new:.2g} (about {calls:,.0f} calls), which would leave about "
                     f"{target:.1%} unresolved if the meanings are as this sample suggests.")
+    if share >= 1.0:
+        return f"Use {reps}; or ask the missing pairs again (--max-retries, --timeout)."
     return f"Use {reps}; or ask the missing pairs again (--max-retries, --timeout), or raise --max-unresolved."
 
 

@@ -92,7 +92,7 @@ from numpy.typing import ArrayLike
 
 from . import spectral
 from ._batched import auto_entropies
-from ._masks import check_mask_size, checked_dense_mask, completed, dense_mask
+from ._masks import check_mask_size, checked_dense_mask, completed, dense_mask, unresolved
 from ._threads import one_thread
 from ._validation import (
     RandomStateLike,
@@ -423,6 +423,7 @@ def graph_entropy(
     if observed is not None:
         O = check_observed(observed, A) if not isinstance(k, str) else checked_dense_mask(observed, A)
     if isinstance(k, str) and O is not None:
+        _refuse_unresolved_graph(A, O)
         h, labels, sel = _rule_entropy(A, k, k_max, laplacian, tau, rng, False, O)
         _check_unresolved(h, labels, sel, max_unresolved)
     else:
@@ -492,13 +493,24 @@ def entropy_range(labels: ArrayLike) -> tuple[float, float]:
     return float(entropy_from_counts(low)), float(entropy_from_counts(high))
 
 
+def _refuse_unresolved_graph(A, O) -> None:
+    """Raise :class:`UnresolvedError` when no text of a partly judged graph is resolved (no rule can read it)."""
+    drop = unresolved(A, O)
+    if drop.size and drop.all():
+        _check_unresolved(float("nan"), np.full(drop.size, -1, dtype=np.int64), None, 1.0)
+
+
 def _check_unresolved(h: float, labels: np.ndarray, sel, max_unresolved: float) -> None:
-    """Refuse an entropy of a partly judged graph that leaves more than ``max_unresolved`` of its texts unresolved."""
-    u, n = sel.n_unresolved, labels.size
+    """Refuse an entropy of a partly judged graph that leaves more than ``max_unresolved`` of its texts unresolved.
+
+    ``sel`` None: no rule was run, the unresolved texts are those labelled -1.
+    """
+    u, n = (sel.n_unresolved if sel is not None else int(np.count_nonzero(labels < 0))), labels.size
     if not u:
         return
     low, high = entropy_range(labels)
-    sel.details["entropy_range"] = (low, high)
+    if sel is not None:
+        sel.details["entropy_range"] = (low, high)
     if u <= max_unresolved * n and u < n:
         return
     found = (f"K = {sel.k} and the entropy {h:.4f} nats are those of the {n - u} resolved texts" if u < n
@@ -507,8 +519,9 @@ def _check_unresolved(h: float, labels: np.ndarray, sel, max_unresolved: float) 
         f"{u} of {n} texts ({u / n:.0%}) are unresolved: no TRUE verdict among their judged pairs and at least one "
         f"pair unjudged, so nothing says which meaning they share; {found}, and the unresolved ones allow any "
         f"entropy in [{low:.4f}, {high:.4f}]. Judge each text against one text of every meaning (semvar.graph."
-        f"design_representatives, the command line's --pairs reps:R), judge more pairs, or accept the entropy of "
-        f"the resolved texts with max_unresolved >= {u / n:.3g}",
+        f"design_representatives, the command line's --pairs reps:R)"
+        + (f", judge more pairs, or accept the entropy of the resolved texts with max_unresolved >= {u / n:.3g}"
+           if u < n else " or judge more pairs: there is no entropy of resolved texts to accept"),
         u, n, h, (low, high), sel,
     )
 
@@ -525,6 +538,7 @@ def semantic_spectral_entropies(
     chunk_size: int = 128,
     progress: bool = False,
     errors: str = "raise",
+    max_unresolved: float = 0.0,
 ) -> np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Semantic spectral entropy of many prompts, each with its own texts and judge.
 
@@ -572,6 +586,11 @@ def semantic_spectral_entropies(
         before it (``.entropies``, ``.k``, ``.confidence``).  "skip": give
         that problem a NaN entropy, ``K = 0`` and a NaN confidence, go on,
         and warn at the end with the indices of the problems skipped.
+    max_unresolved : float, default=0.0
+        As for :func:`semantic_spectral_entropy`, for every prompt whose judge
+        leaves pairs unjudged: the largest share of its texts that may be
+        unresolved (its entropy is then that of the resolved texts); a prompt
+        with more fails with an :class:`UnresolvedError` (see ``errors``).
 
     Returns
     -------
@@ -585,7 +604,7 @@ def semantic_spectral_entropies(
     ------
     ValueError
         For an invalid ``k``, ``k_max``, ``laplacian``, ``n_jobs``,
-        ``random_state``, ``chunk_size`` or ``errors``, or a ``k`` sequence
+        ``random_state``, ``chunk_size``, ``errors`` or ``max_unresolved``, or a ``k`` sequence
         whose length is not the number of problems (both named).
     BatchInputError
         (a :class:`BatchError` and a :class:`ValueError`) With
@@ -633,6 +652,7 @@ def semantic_spectral_entropies(
     check_bool(progress, "progress")
     if errors not in ("raise", "skip"):
         raise ValueError(f"errors must be 'raise' or 'skip', got {show(errors)}")
+    max_unresolved = check_real(max_unresolved, "max_unresolved", low=0.0, high=1.0)
     seq = _seed_sequence(random_state)
     if isinstance(problems, (str, bytes)) or not hasattr(problems, "__iter__"):
         raise ValueError(f"problems must be an iterable of (texts, judge) pairs, got {show(problems)}")
@@ -641,7 +661,7 @@ def semantic_spectral_entropies(
         raise ValueError(f"k must have one entry per problem: got {len(k_list)} entries for {total} problems")
     items = _with_k(problems, k_list, k_all)
     n_jobs, items = _workers(n_jobs, items, total, chunk_size)
-    args = (k_max, laplacian, seq.entropy, tuple(seq.spawn_key), seq.pool_size, errors == "skip")
+    args = (k_max, laplacian, seq.entropy, tuple(seq.spawn_key), seq.pool_size, errors == "skip", max_unresolved)
     results = _chunk_results(_chunks(items, chunk_size), args, n_jobs)
     h_parts, k_parts, c_parts, skipped = _gather(results, total, progress, errors)
     if skipped:
@@ -824,7 +844,7 @@ def _chunks(items, size: int):
         start += len(chunk)
 
 
-def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, skip=False):
+def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, skip=False, max_unresolved=0.0):
     """Solve the problems of one chunk; problem ``start + j`` gets child ``start + j`` of the seed sequence.
 
     Returns ``(h, k, confidence, failures)``; ``failures`` lists ``(index, exception)``.  Without
@@ -847,7 +867,7 @@ def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, 
                         and _batched_ok()):
                     queued.append((j, A, rng))
                     continue
-                hj, _, sel = _partly_judged(A, O, k, k_max, laplacian, rng, 0.0)
+                hj, _, sel = _partly_judged(A, O, k, k_max, laplacian, rng, max_unresolved)
             except Exception as exc:  # noqa: BLE001 - a judge may raise anything; it is reported with its index
                 failures.append((i, _picklable(exc)))
                 if not skip:
@@ -1016,6 +1036,7 @@ def _partly_judged(A, O, k, k_max: int, laplacian: str, rng, max_unresolved: flo
     if isinstance(k, str):
         A = A.toarray() if sp.issparse(A) else A
         O = dense_mask(check_mask_size(O, A.shape[0]), A.shape[0])
+        _refuse_unresolved_graph(A, O)
         h, labels, sel = _rule_entropy(A, k, k_max, laplacian, None, rng, False, O)
         _check_unresolved(h, labels, sel, max_unresolved)
         return h, labels, sel

@@ -214,6 +214,17 @@ def test_auto_rule_answering_one(monkeypatch):
                  {"select_k.accuracy_by_regime": "not_replicated"})
 
 
+def test_no_text_ever_unresolved(monkeypatch):
+    """The reading before unresolved texts existed: a text with no TRUE verdict is a meaning of its own even where
+    its pairs were not all judged.  The measured unresolved share no longer follows the law, and on the real samples
+    the sampled design is answered everywhere, with K inflated."""
+    def never(A, O):
+        return np.zeros(A.shape[0], dtype=bool)
+
+    replace_everywhere(monkeypatch, "semvar._masks", "unresolved", never)
+    assert_flips(["budget.unresolved_law", "budget.sampled_real"], {"budget.unresolved_law": "not_replicated"})
+
+
 @pytest.mark.parametrize("factor", [10.0, 0.1])
 def test_theorem33_bound_rescaled(monkeypatch, factor):
     """Ten times too large, the bound no longer fails where the two-partition argument says it must; a tenth of it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import math
@@ -274,3 +275,17 @@ def test_the_suggested_share_solves_the_unresolved_law():
     s_new = float(re.search(r"--pairs sample:([\d.]+)", text).group(1))
     assert (1 - s_new) ** 99 == pytest.approx(0.025, rel=0.05)  # u* = max_unresolved / 2, to the digits printed
     assert "reps:2" in text and f"{300 * 12:,}" in text
+
+
+def test_no_resolved_text_stops_the_command_whatever_max_unresolved_allows(tmp_path, capsys):
+    """Three pairs of texts, each pair's own verdict lost and every other verdict FALSE: nothing is resolved."""
+    texts, labels = write_texts(tmp_path / "texts.jsonl", [2, 2, 2])
+    from semvar.cli import _check_resolved, _Failure
+
+    A = np.zeros((6, 6))
+    O = np.ones((6, 6)) - np.kron(np.eye(3), np.ones((2, 2)))
+    args = argparse.Namespace(pairs="all", max_unresolved=1.0, k_max=10)
+    with pytest.raises(_Failure) as info:
+        _check_resolved(args, A, O, 6)
+    msg = str(info.value)
+    assert "6 of 6 distinct texts" in msg and "reps:2" in msg and "raise --max-unresolved" not in msg

@@ -440,6 +440,8 @@ def test_a_graph_with_no_resolved_text_has_no_entropy():
     with pytest.raises(pipeline.UnresolvedError, match="no text is resolved") as info:
         graph_entropy(A, observed=O, max_unresolved=1.0)
     assert info.value.n_unresolved == 6 and np.isnan(info.value.entropy)
+    assert "max_unresolved >=" not in str(info.value)  # nothing to accept: no advice to raise it
+    assert info.value.entropy_range == pytest.approx((0.0, np.log(6)))
 
 
 def test_a_given_k_never_reads_a_lost_verdict_as_false():
@@ -452,3 +454,24 @@ def test_a_given_k_never_reads_a_lost_verdict_as_false():
         semantic_spectral_entropy(texts, Lossy(), 2)
     h = semantic_spectral_entropy(texts, Lossy(), 2, laplacian="centered", random_state=0)
     assert h == pytest.approx(np.log(2))
+
+
+def test_a_batch_allows_unresolved_texts_only_when_asked():
+    """Text 0's verdicts with its own meaning are lost: unresolved, refused by default, left out when allowed."""
+    truth = np.repeat([0, 1], 5)
+    texts = [f"t{i}" for i in range(10)]
+
+    class LosesTextZero:
+        def pairs(self, texts, pairs):
+            v = np.ma.array(truth[pairs[:, 0]] == truth[pairs[:, 1]])
+            v[(pairs[:, 0] == 0) & (truth[pairs[:, 1]] == 0)] = np.ma.masked
+            return v
+
+    problems = [(texts, LosesTextZero()), (texts, OracleJudge(truth))]
+    with pytest.raises(pipeline.BatchInputError, match="problem 0: 1 of 10 texts") as info:
+        semantic_spectral_entropies(problems, random_state=0)
+    assert isinstance(info.value.__cause__, pipeline.UnresolvedError)
+    h, k, _ = semantic_spectral_entropies(problems, random_state=0, max_unresolved=0.1, return_k=True)
+    assert k.tolist() == [2, 2] and h == pytest.approx([empirical_entropy(truth[1:]), np.log(2)])
+    with pytest.raises(ValueError, match="max_unresolved"):
+        semantic_spectral_entropies(problems, max_unresolved=1.5)

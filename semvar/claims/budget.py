@@ -16,7 +16,9 @@ from ..experiments.budget import BUDGET_JUDGES, PROPORTIONS, greedy_order_study,
 from ..pair_budget import budget_snr
 from ..papers import PAPER_TABLE2
 from . import Outcome, claim, shared
-from ._outcome import decide
+from ._outcome import decide, with_data
+from .regime import _DATA as _REGIME_DATA
+from .regime import _inputs as _regime_inputs
 
 NOTEBOOK = "06_judge_budget"
 GPT = PAPER_TABLE2["GPT"]
@@ -172,3 +174,82 @@ def _greedy_bias(quick: bool) -> Outcome:
         f"true entropy {truth:.4f}; greedy finds {value['clusters_range'][0]}-{value['clusters_range'][1]} clusters "
         f"instead of 3, so its error ({value['mean_abs_error']}) dwarfs the order spread",
     )
+
+
+@claim(
+    "budget.unresolved_law",
+    source="this book, chapter 6, 'What a sampled design can identify' (eq. eq-ch06-unresolved)",
+    statement=(
+        "With a perfect judge and each pair judged with probability s, the share of texts with no TRUE verdict "
+        "(unresolved) is sum_k (n_k/n)(1-s)^(n_k-1); at n = 300 the measured share follows it, and every graph "
+        "with at most 5% of its texts unresolved gets the true K from k='auto' on the judged pairs"
+    ),
+    paper_value="not stated (Algorithm 1 judges every pair)",
+    tolerance=(
+        "n = 300, partitions 'uniform3', 'skewed' and 'dominant' of chapter 4, s in {0.01, 0.03, 0.1}, 10 graphs a "
+        "cell (4 quick): replicated if the mean measured share is within 0.02 of the prediction in every cell and K "
+        "is right in at least 90% of the answered graphs; partly if only the first holds; else not_replicated"
+    ),
+    notebook=NOTEBOOK,
+    kind="finding",
+)
+def _unresolved_law(quick: bool) -> Outcome:
+    from ..experiments.sampled_designs import cell_sizes_of, predicted_unresolved, sampled_design
+
+    reps = 4 if quick else 10
+    gaps, right, answered = {}, 0, 0
+    with _one_thread():
+        for c, part in enumerate(("uniform3", "skewed", "dominant")):
+            sizes, truth = cell_sizes_of(300, part)
+            for j, s in enumerate((0.01, 0.03, 0.1)):
+                seqs = np.random.SeedSequence([41, c, j]).spawn(reps)
+                runs = [sampled_design(truth, 1.0, 0.0, s, np.random.default_rng(q)) for q in seqs]
+                gap = float(np.mean([r[1] for r in runs]) - predicted_unresolved(sizes, s))
+                gaps[f"{part}@{s:g}"] = round(gap, 4)
+                for _, u, k, _ in runs:
+                    if u <= 0.05:
+                        answered += 1
+                        right += int(k == len(sizes))
+    worst = max(abs(g) for g in gaps.values())
+    k_share = right / answered if answered else float("nan")
+    value = {"measured_minus_predicted": gaps, "answered": answered, "k_right_share": round(k_share, 3)}
+    return decide(value, worst <= 0.02 and answered > 0 and k_share >= 0.9,
+                  f"largest gap {worst:.4f} between the measured and predicted unresolved share; K right in "
+                  f"{right} of {answered} answered graphs", partly=worst <= 0.02)
+
+
+@claim(
+    "budget.sampled_real",
+    source="this book, chapter 6, 'On real samples' (the regime chapter's LLaMA-13B answers)",
+    statement=(
+        "On LLaMA-13B's 20 sampled answers to 500 TriviaQA questions (identical answers judged once), a sampled "
+        "design of half the pairs of distinct answers leaves more than 5% of them unresolved, and is refused, on "
+        "most questions, for each of three fixed-verdict judges; the representatives design reps:2 answers every "
+        "question and agrees with the every-pair answer of k='auto'"
+    ),
+    paper_value="not stated (Algorithm 1 judges every pair)",
+    tolerance=(
+        "judges MiniLM cosine at 0.8 and 0.9 and ROUGE-L, one draw a question (first 100 questions quick): "
+        "replicated if, for every judge, sample:0.5 is answered on fewer than half of the questions and reps:2 "
+        "finds the reference K on at least 85% of them with a mean entropy difference of at most 0.05 nats; partly "
+        "if the reps:2 part holds for some judge; else not_replicated"
+    ),
+    notebook=NOTEBOOK,
+    kind="finding",
+)
+@with_data(_regime_inputs, _REGIME_DATA)
+def _sampled_real(quick: bool, inputs) -> Outcome:
+    from ..experiments.sampled_designs import real_frontier, real_study
+
+    df = real_study(shares=(0.5,), draws=1, extras=(2,), progress=False, questions=100 if quick else None, seed=61)
+    f = real_frontier(df)
+    value, refused, reps_ok = {}, [], []
+    for judge in sorted(df.judge.unique()):
+        smp, rep = f.loc[(judge, "sample", 0.5)], f.loc[(judge, "reps", 2.0)]
+        value[judge] = {"sample_answered": round(float(smp.answered), 3), "reps_answered": round(float(rep.answered), 3),
+                        "reps_k_right": round(float(rep.k_right), 3), "reps_error": round(float(rep.error), 4)}
+        refused.append(smp.answered < 0.5)
+        reps_ok.append(rep.answered == 1.0 and rep.k_right >= 0.85 and rep.error <= 0.05)
+    note = "; ".join(f"{j}: sample:0.5 answered {v['sample_answered']:.0%}, reps:2 K agrees {v['reps_k_right']:.0%} "
+                     f"(error {v['reps_error']:.3f})" for j, v in value.items())
+    return decide(value, all(refused) and all(reps_ok), note, partly=any(reps_ok))

@@ -79,7 +79,7 @@ from .budget import FrozenJudge
 from .regime import COSINES_FILE, judge_matrices
 from .select_k_small import JUDGES, PARTITIONS, cell_sizes
 
-__all__ = ["RESULT_FILE", "REAL_FILE", "REAL_JUDGES", "REAL_DESIGNS", "real_study", "NS", "SWEEP_JUDGES", "REPS", "SHARES", "PER_TEXT", "DESIGNS", "SEED", "COLUMNS",
+__all__ = ["RESULT_FILE", "REAL_FILE", "REAL_JUDGES", "REAL_DESIGNS", "real_verdicts", "real_study", "NS", "SWEEP_JUDGES", "REPS", "SHARES", "PER_TEXT", "DESIGNS", "SEED", "COLUMNS",
            "run_design", "run_cell", "run_study", "frontier", "main"]
 
 RESULT_FILE = "pair_designs.csv.gz"
@@ -235,12 +235,13 @@ def _real_design(design, estimator, params, judge, texts, seed):
     return r.calls, r.expand(lab)
 
 
-def real_study(*, judges: Sequence[str] = REAL_JUDGES, seed: int = SEED, progress: bool = True,
-               data_dir: str | os.PathLike | None = None,
-               questions: int | None = None) -> pd.DataFrame:
-    """Every design of :data:`REAL_DESIGNS` on the regime chapter's real samples (see the module docstring).
+def real_verdicts(judges: Sequence[str], *, data_dir: str | os.PathLike | None = None, questions: int | None = None,
+                  progress: bool = True):
+    """The regime chapter's real samples and fixed verdicts, one question at a time.
 
-    ``questions`` limits the study to the first questions (a smoke run).
+    A generator: first the number of questions, then ``(q, texts, {judge: V})`` for each question, ``V`` the
+    boolean verdict matrix of that judge with a TRUE diagonal (:func:`semvar.experiments.regime.judge_matrices`
+    on the stored MiniLM cosines).  ``questions`` limits it to the first questions (a smoke run).
     """
     frame = load_uq_nlg(data_dir, progress=progress)
     stored = np.load(result_path(COSINES_FILE))
@@ -249,16 +250,33 @@ def real_study(*, judges: Sequence[str] = REAL_JUDGES, seed: int = SEED, progres
     cos = stored["cosines_x10000"] / 10000.0
     if questions is not None:
         frame, cos = frame.iloc[:questions], cos[:questions]
-    seqs = np.random.default_rng(seed).integers(0, 2**31, size=(len(frame), len(judges), len(REAL_DESIGNS) + 1))
-    rows = []
+    yield len(frame)
     for q, answers in enumerate(tqdm(frame["answers"], disable=not progress, desc="questions")):
         texts = list(answers)
-        n = len(texts)
         mats = judge_matrices(texts, cos[q])
-        for a, name in enumerate(judges):
+        verdicts = {}
+        for name in judges:
             V = mats[name][0].astype(bool)
             np.fill_diagonal(V, True)
-            judge = FrozenJudge(V)
+            verdicts[name] = V
+        yield q, texts, verdicts
+
+
+def real_study(*, judges: Sequence[str] = REAL_JUDGES, seed: int = SEED, progress: bool = True,
+               data_dir: str | os.PathLike | None = None,
+               questions: int | None = None) -> pd.DataFrame:
+    """Every design of :data:`REAL_DESIGNS` on the regime chapter's real samples (see the module docstring).
+
+    ``questions`` limits the study to the first questions (a smoke run).
+    """
+    frames = real_verdicts(judges, data_dir=data_dir, questions=questions, progress=progress)
+    n_questions = next(frames)
+    seqs = np.random.default_rng(seed).integers(0, 2**31, size=(n_questions, len(judges), len(REAL_DESIGNS) + 1))
+    rows = []
+    for q, texts, verdicts in frames:
+        n = len(texts)
+        for a, name in enumerate(judges):
+            judge = FrozenJudge(verdicts[name])
             calls, ref = _real_design("all_pairs", "auto", {}, judge, texts, seqs[q, a, 0])
             h_ref, k_ref = empirical_entropy(ref), int(np.unique(ref).size)
             rows.append((q, name, "all_pairs", "auto", np.nan, calls, calls / (n * (n - 1) / 2), k_ref, k_ref, h_ref,

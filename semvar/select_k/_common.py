@@ -287,6 +287,11 @@ def _on_core(method: str, A: np.ndarray, k_max: int, run: Callable, min_nodes: i
     """
     drop = _unresolved(A, O)
     u = int(np.count_nonzero(drop))
+    if u and u == A.shape[0]:
+        raise ValueError(
+            f"every one of the {u} texts is unresolved (no TRUE verdict among its judged pairs and at least one "
+            "pair unjudged), so the judged pairs say nothing about K; judge each text against one text of every "
+            "meaning (semvar.graph.design_representatives) or judge more pairs")
     if u:
         kept = ~drop
         A, O = A[np.ix_(kept, kept)], O[np.ix_(kept, kept)]

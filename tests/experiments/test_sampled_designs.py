@@ -30,3 +30,35 @@ def test_the_frontier_counts_answers_and_errors_among_the_answered():
     assert {"share", "unresolved", "predicted", "answered", "k_right", "error"} <= set(f.columns)
     assert f.loc[(50, "perfect", "sample", 0.01), "answered"] == 0.0
     assert f.loc[(50, "perfect", "reps", 0.0), "answered"] == 1.0
+
+
+def test_one_sampled_design_on_fixed_verdicts_judges_identical_answers_once():
+    """Two meanings of distinct answers, copies of each: the pairs asked are pairs of distinct answers."""
+    texts = ["a", "a", "b", "c", "c", "d"]
+    truth = np.array([0, 0, 0, 1, 1, 1])
+    V = truth[:, None] == truth[None, :]
+    calls, u, k, h = sd._real_sampled(V, texts, 1.0, np.random.default_rng(0))
+    assert calls == 6 and u == 0.0 and k == 2 and h == pytest.approx(np.log(2))  # 4 distinct answers, all pairs
+    assert sd._real_sampled(V, ["x"] * 4, 0.5, np.random.default_rng(0)) == (0, 0.0, 1, 0.0)
+    # a singleton meaning among distinct answers is unresolved under any share short of every pair
+    texts = ["a", "b", "c", "z"]
+    V = np.array([[1, 1, 1, 0], [1, 1, 1, 0], [1, 1, 1, 0], [0, 0, 0, 1]], dtype=bool)
+    us = [sd._real_sampled(V, texts, 0.5, np.random.default_rng(s))[1] for s in range(40)]
+    assert min(us) >= 0.0 and np.mean([x >= 0.25 for x in us]) > 0.9
+
+
+def test_the_real_sample_study_on_two_questions(require_data):
+    from semvar.data import UQ_NLG_ORIGIN, result_path
+    from semvar.experiments.regime import COSINES_FILE
+
+    require_data(UQ_NLG_ORIGIN["subdir"], list(UQ_NLG_ORIGIN["files"]))
+    if not result_path(COSINES_FILE).is_file():
+        pytest.skip(f"needs data/{COSINES_FILE}")
+    df = sd.real_study(judges=("rouge",), questions=2, progress=False)
+    per = len(sd.REAL_SHARES) * sd.REAL_DRAWS + len(sd.EXTRAS)
+    assert len(df) == 2 * per and set(df["question"]) == {0, 1}
+    assert np.allclose(df["share"], df["calls"] / 190) and (df["calls"] <= 190).all()
+    ok = df["h_hat"].notna()
+    assert np.allclose(df.loc[ok, "err"], (df.loc[ok, "h_hat"] - df.loc[ok, "h_ref"]).abs())
+    f = sd.real_frontier(df)
+    assert f.loc[("rouge", "reps", 2.0), "answered"] == 1.0

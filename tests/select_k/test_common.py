@@ -165,3 +165,12 @@ def test_a_bad_mask_is_refused_by_every_rule():
             fn(A, 5, observed=O[:5, :5])
         with pytest.raises(ValueError, match="observed"):
             choose_k(A, method, observed=np.zeros_like(A))  # edges on pairs marked unjudged
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_every_rule_refuses_a_graph_with_no_resolved_text(method):
+    """No TRUE verdict and every text with an unjudged pair: there is no K to read, not K = 0."""
+    A = np.zeros((6, 6))
+    O = np.ones((6, 6)) - np.kron(np.eye(3), np.ones((2, 2)))
+    with pytest.raises(ValueError, match="every one of the 6 texts is unresolved"):
+        choose_k(A, method, observed=O, random_state=0)
