@@ -864,7 +864,9 @@ def _add_judge_analysis_options(jp: argparse.ArgumentParser) -> None:
         help="number of meanings K, or 'auto' (default: the rule semvar.select_k.auto, judge-model ICL; "
         "the rule, its posterior probability and K are printed)",
     )
-    jp.add_argument("--k-max", type=int, default=10, help="largest K tried by --k auto (default 10)")
+    jp.add_argument("--k-max", type=int, default=10, help="largest K tried by --k auto within one group of texts that verdicts link (default 10); texts "
+                    "judged equivalent to no other, and groups every pair between which was judged FALSE, add their "
+                    "own meanings, so K can exceed it")
     jp.add_argument(
         "--max-unresolved", type=float, default=0.05, metavar="S",
         help="with --k auto on a partly judged graph (a sampled design, lost calls): the largest share of texts "

@@ -289,3 +289,19 @@ def test_no_resolved_text_stops_the_command_whatever_max_unresolved_allows(tmp_p
         _check_resolved(args, A, O, 6)
     msg = str(info.value)
     assert "6 of 6 distinct texts" in msg and "reps:2" in msg and "raise --max-unresolved" not in msg
+
+
+def test_a_sampled_design_never_lists_every_pair(monkeypatch):
+    """sample:S at 40,000 texts draws its pairs without the 8e8 of all pairs: a list of them would fail here."""
+    import semvar.cli as cli
+    import semvar.graph as graph
+
+    def refuse(n, *a, **k):
+        raise AssertionError(f"all pairs of {n} texts listed")
+
+    monkeypatch.setattr(cli, "all_pairs", refuse)
+    monkeypatch.setattr(graph, "all_pairs", refuse)
+    monkeypatch.setattr(np, "triu_indices", refuse)
+    P = cli._pair_design("sample:0.0001", 40_000, 0)
+    assert 70_000 < P.shape[0] < 90_000 and (P[:, 0] < P[:, 1]).all() and P.max() < 40_000
+    assert np.unique(P[:, 0] * 40_000 + P[:, 1]).size == P.shape[0]

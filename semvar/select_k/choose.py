@@ -57,7 +57,10 @@ def choose_k(
     k_max : int, default=10
         Largest candidate; lowered to ``n - 1`` for graphs with fewer than
         ``k_max + 1`` nodes.  NCV uses ``min(3, n // 2)`` folds and at most as
-        many candidates as a fold has training nodes.
+        many candidates as a fold has training nodes.  It bounds the ``K`` of
+        each part of the graph that verdicts link: isolated texts and parts
+        between which every pair was judged FALSE add meanings of their own,
+        so the answer can exceed ``k_max``.
     random_state : None, int or numpy.random.Generator, default=None
         Used by the rules that cluster or split at random.
     observed : array-like or sparse matrix of shape (n, n), optional

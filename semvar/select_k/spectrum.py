@@ -198,7 +198,7 @@ def _bethe_hessian(A: np.ndarray, k_max: int, O=None) -> KSelection:
         return KSelection(k=k, candidates=np.arange(1, kc_max + 1), losses=vals[:kc_max], method="bethe_hessian",
                           details={"r": r, "n_negative": n_neg})
 
-    return _on_core("bethe_hessian", A, k_max, run, O=O)
+    return _on_core("bethe_hessian", A, k_max, run, O=O, true_parts=True)
 
 
 # --------------------------------------------------------------------------- by name, with the defaults

@@ -174,3 +174,19 @@ def test_every_rule_refuses_a_graph_with_no_resolved_text(method):
     O = np.ones((6, 6)) - np.kron(np.eye(3), np.ones((2, 2)))
     with pytest.raises(ValueError, match="every one of the 6 texts is unresolved"):
         choose_k(A, method, observed=O, random_state=0)
+
+
+def test_bethe_hessian_counts_the_meanings_of_a_graph_with_lost_verdicts():
+    """Three meanings of four texts, a perfect judge, 27 of the 66 verdicts lost at random: unjudged pairs hold the
+    TRUE components in one part; the rule reads each TRUE component, not the part, and finds three meanings."""
+    z = np.repeat([0, 1, 2], 4)
+    iu = np.triu_indices(12, 1)
+    right = 0
+    for seed in range(20):
+        lost = np.random.default_rng(seed).permutation(66)[:27]
+        O = np.ones((12, 12)) - np.eye(12)
+        O[iu[0][lost], iu[1][lost]] = O[iu[1][lost], iu[0][lost]] = 0
+        A = (z[:, None] == z[None, :]) * O
+        sel = choose_k(A, "bethe_hessian", observed=O, return_selection=True)
+        right += sel.k + sel.n_unresolved // 4 == 3  # a meaning whose every verdict was lost is left out
+    assert right >= 18
