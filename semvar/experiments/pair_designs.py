@@ -55,7 +55,7 @@ from __future__ import annotations
 import argparse
 import os
 import warnings
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -236,7 +236,7 @@ def _real_design(design, estimator, params, judge, texts, seed):
 
 
 def real_verdicts(judges: Sequence[str], *, data_dir: str | os.PathLike | None = None, questions: int | None = None,
-                  progress: bool = True):
+                  progress: bool = True) -> Iterator:
     """The regime chapter's real samples and fixed verdicts, one question at a time.
 
     A generator: first the number of questions, then ``(q, texts, {judge: V})`` for each question, ``V`` the

@@ -39,6 +39,7 @@ calls, share, unresolved, k_ref, k_hat, h_ref, h_hat, err``), about two minutes.
 from __future__ import annotations
 
 import argparse
+import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -93,7 +94,8 @@ def cell_sizes_of(n: int, partition: str) -> tuple[list[int], np.ndarray]:
     return sizes, block_labels(sizes)
 
 
-def sampled_design(truth: np.ndarray, p: float, q: float, s: float, rng: np.random.Generator):
+def sampled_design(truth: np.ndarray, p: float, q: float, s: float,
+                   rng: np.random.Generator) -> tuple[int, float, int, float]:
     """One sampled design on a simulated judge of ``truth``: calls, unresolved share, K and the entropy of the
     resolved texts (NaN and K = 0 when no text is resolved)."""
     n = truth.size
@@ -185,7 +187,7 @@ def _real_sampled(V: np.ndarray, texts: list[str], s: float, rng: np.random.Gene
 
 def real_study(*, judges: Sequence[str] = REAL_JUDGES, shares: Sequence[float] = REAL_SHARES,
                draws: int = REAL_DRAWS, extras: Sequence[int] = EXTRAS, seed: int = SEED, progress: bool = True,
-               data_dir=None, questions: int | None = None) -> pd.DataFrame:
+               data_dir: str | os.PathLike | None = None, questions: int | None = None) -> pd.DataFrame:
     """``sample`` and ``reps`` designs on the regime chapter's real samples (see the module docstring).
 
     ``questions`` limits the study to the first questions (a smoke run).  With fewer ``shares``,

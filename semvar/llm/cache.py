@@ -230,15 +230,21 @@ class VerdictCache:
         )
 
     @staticmethod
-    def key(model: str, template: str, text_a: str, text_b: str, *, server: str | None = None) -> str:
+    def key(model: str, template: str, text_a: str, text_b: str, *, server: str | None = None,
+            options: str = "") -> str:
         """The cache key of one ordered pair (asked of ``server``, a base URL, when given).
 
         :class:`~semvar.llm.LLMJudge` always passes its base URL, so two
-        servers that both call a model ``"gpt"`` never share verdicts.  Texts
-        are encoded as JSON with ASCII escapes, so every Python string has a
-        key (a lone surrogate included; the judge refuses those earlier).
+        servers that both call a model ``"gpt"`` never share verdicts, and
+        ``options``, how the verdict was asked for (a constrained answer, a
+        soft verdict and its threshold; "" for a free answer, whose keys are
+        those of earlier versions).  Texts are encoded as JSON with ASCII
+        escapes, so every Python string has a key (a lone surrogate included;
+        the judge refuses those earlier).
         """
         parts = [model, template, text_a, text_b] if server is None else [server, model, template, text_a, text_b]
+        if options:
+            parts.append(options)
         return hashlib.sha256(json.dumps(parts).encode("ascii")).hexdigest()
 
     def add_template(self, template: str) -> str:
@@ -265,6 +271,22 @@ class VerdictCache:
                 marks = ",".join("?" * len(chunk))
                 for k, v in con.execute(f"SELECT key, verdict FROM verdicts WHERE key IN ({marks})", chunk):
                     out[k] = self._verdict(k, v)
+            return out
+
+        return self._run(read)
+
+    def get_answers(self, keys: Sequence[str]) -> dict[str, str]:
+        """The raw answers stored for those of ``keys`` that are present (a soft verdict's probability is there)."""
+        keys = list(keys)
+
+        def read(con):
+            out: dict[str, str] = {}
+            for start in range(0, len(keys), 500):
+                chunk = keys[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                for k, a in con.execute(f"SELECT key, answer FROM verdicts WHERE key IN ({marks})", chunk):
+                    if isinstance(a, str):
+                        out[k] = a
             return out
 
         return self._run(read)

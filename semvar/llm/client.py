@@ -159,6 +159,18 @@ class _NotText(Exception):
     """The completion's content is JSON that is not text (true, a number, a list of strings, null)."""
 
 
+def _first_top_logprobs(choice) -> list:
+    """The first token's ``top_logprobs`` of a chat-completions choice; _Transient when it has none."""
+    try:
+        top = choice["logprobs"]["content"][0]["top_logprobs"]
+    except (KeyError, IndexError, TypeError):
+        top = None
+    if not isinstance(top, list) or not top:
+        raise _Transient("no log-probabilities in the answer (does the server support logprobs and top_logprobs?)",
+                         kind="no log-probabilities in the answer")
+    return top
+
+
 def _content_text(content) -> str:
     """The text of a completion's ``message.content``.
 
@@ -568,8 +580,12 @@ class _ChatClient:
             if total > cap:
                 return None
 
-    def complete(self, payload: bytes) -> str:
-        """One chat-completions request; returns the answer text (key redacted) or raises _Transient / LLMJudgeError."""
+    def complete(self, payload: bytes, *, logprobs: bool = False):
+        """One chat-completions request; returns the answer text (key redacted) or raises _Transient / LLMJudgeError.
+
+        With ``logprobs`` it returns ``(text, top)``, ``top`` the first token's ``top_logprobs`` (a list of
+        ``{"token", "logprob"}``), or raises _Transient when the answer has none.
+        """
         if self._aborted:
             raise _Transient("cancelled", kind="cancelled")
         conn = self._connection()
@@ -643,7 +659,8 @@ class _ChatClient:
             )
         if 200 <= status < 300:  # 200, or another success code (201, ...) with a completion
             try:
-                content = _loads(data)["choices"][0]["message"]["content"]
+                choice = _loads(data)["choices"][0]
+                content = choice["message"]["content"]
             except (ValueError, KeyError, IndexError, TypeError):
                 snippet = _shorten(" ".join(self._redact(data.decode("utf-8", "replace")).split()), 80)
                 self._note_bad_200(f"HTTP {status}, {content_type}: {snippet!r}")
@@ -652,9 +669,12 @@ class _ChatClient:
                 ) from None
             self._good_200 = True
             try:
-                return self._redact(_content_text(content))
+                text = self._redact(_content_text(content))
             except _NotText as exc:
                 raise _Transient(f"unparseable answer: {exc}", kind="unparseable answer") from None
+            if not logprobs:
+                return text
+            return text, _first_top_logprobs(choice)
         message = _error_message(data, self._key.value)
         if status in (401, 403):
             raise AuthenticationError(

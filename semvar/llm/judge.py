@@ -42,6 +42,16 @@ from numpy.typing import ArrayLike
 
 from .._redact import redact
 from .._validation import check_bool, check_int, check_pairs, check_real, check_texts
+from .answers import (
+    CONSTRAINTS,
+    GRAMMAR,
+    RESPONSE_FORMAT,
+    RESPONSE_FORMAT_OBJECT,
+    parse_json_verdict,
+    score_of_answer,
+    soft_answer,
+    soft_verdict,
+)
 from .cache import CacheError, VerdictCache, owner_id
 from .client import (
     _KEY_SOURCE,
@@ -197,6 +207,14 @@ def _masked_verdicts(
     return np.ma.MaskedArray(data, mask=mask)
 
 
+def _options_tag(constrain: str | None, soft: bool, threshold: float) -> str:
+    """The part of the cache key that says how the verdict was asked for ("" for a free answer, as before)."""
+    if constrain is None and not soft:
+        return ""
+    return json.dumps({"constrain": constrain, "soft": soft, "threshold": threshold if soft else None},
+                      sort_keys=True)
+
+
 class LLMJudge:
     """Ask an OpenAI-compatible chat endpoint whether two texts mean the same (Liu 2025, appendix C).
 
@@ -242,7 +260,29 @@ class LLMJudge:
         Requests in flight at most.
     temperature, max_tokens : optional
         Sent with each request when given; otherwise the server's defaults
-        apply.  They are not part of the cache key.
+        apply (with ``soft``, ``max_tokens`` defaults to 1).  They are not part
+        of the cache key.
+    constrain : {None, "grammar", "json", "json_object"}, default=None
+        Constrain the answer to the two verdicts (:mod:`semvar.llm.answers`):
+        "grammar" sends llama.cpp's ``grammar`` field (only ``TRUE`` or
+        ``FALSE`` can be sampled), "json" a JSON-schema ``response_format``
+        (only ``{"verdict": "TRUE"}`` or ``{"verdict": "FALSE"}``; OpenAI,
+        vLLM), "json_object" the same schema in llama-cpp-python's form.  None:
+        the model answers freely and :func:`~semvar.llm.parse_verdict` reads
+        the first word.  Part of the cache key.
+    soft : bool, default=False
+        Ask for the first token's log-probabilities (``logprobs``,
+        ``top_logprobs``) and take the verdict ``pi >= threshold`` from
+        ``pi = P(TRUE) / (P(TRUE) + P(FALSE))``
+        (:func:`~semvar.llm.answers.soft_verdict`); ``pi`` is stored with
+        the call and returned by :meth:`scores`.  Not with
+        ``constrain="json"`` (its first token is a brace).  Part of the cache
+        key.
+    threshold : float, default=0.5
+        The soft verdict's threshold, in ``(0, 1)``.  Part of the cache key.
+    top_logprobs : int, default=20
+        How many first tokens the server lists (1 to 100; OpenAI allows
+        at most 20).
     backoff_base, backoff_max : float, default=0.5 and 30.0
         Retry ``r`` (0, 1, ...) waits a uniform time in
         ``[0, min(backoff_max, backoff_base * 2**r)]`` (full jitter), and at
@@ -330,6 +370,10 @@ class LLMJudge:
         concurrency: int = 8,
         temperature: float | None = None,
         max_tokens: int | None = None,
+        constrain: str | None = None,
+        soft: bool = False,
+        threshold: float = 0.5,
+        top_logprobs: int = 20,
         backoff_base: float = 0.5,
         backoff_max: float = 30.0,
         max_retry_after: float = 60.0,
@@ -376,6 +420,19 @@ class LLMJudge:
         self.concurrency = check_int(concurrency, "concurrency", low=1, high=256)
         self.temperature = None if temperature is None else check_real(temperature, "temperature", low=0.0)
         self.max_tokens = None if max_tokens is None else check_int(max_tokens, "max_tokens", low=1)
+        if constrain not in CONSTRAINTS:
+            raise ValueError(f"constrain must be None, 'grammar', 'json' or 'json_object', got {constrain!r}")
+        self.constrain = constrain
+        self.soft = check_bool(soft, "soft")
+        self.threshold = check_real(threshold, "threshold", low=0.0, high=1.0, low_open=True, high_open=True)
+        self.top_logprobs = check_int(top_logprobs, "top_logprobs", low=1, high=100)
+        if self.soft and constrain in ("json", "json_object"):
+            raise ValueError("soft=True reads the first token's log-probabilities, which with constrain='json' are "
+                             "those of a brace, not of a verdict: use constrain=None or 'grammar' with soft=True")
+        if self.soft and self.max_tokens is None:
+            self.max_tokens = 1  # only the first token is read
+        self._options = _options_tag(constrain, self.soft, self.threshold)
+        self._scores: dict[str, float] = {}
         self.backoff_base = check_real(backoff_base, "backoff_base", low=0.0, high=_MAX_SECONDS)
         self.backoff_max = check_real(backoff_max, "backoff_max", low=0.0, high=_MAX_SECONDS)
         self.max_retry_after = check_real(max_retry_after, "max_retry_after", low=0.0, high=_MAX_SECONDS)
@@ -473,12 +530,45 @@ class LLMJudge:
         P = check_pairs(pairs, len(texts))
         distinct, same, first, second, inverse = _distinct_calls(texts, P)
         keys = [
-            VerdictCache.key(self.model, self.template, distinct[i], distinct[j], server=self.base_url)
+            VerdictCache.key(self.model, self.template, distinct[i], distinct[j], server=self.base_url,
+                             options=self._options)
             for i, j in zip(first, second)
         ]
         self.stats = JudgeStats(pairs=P.shape[0], unique=len(keys), identical=int(same.sum()))
         results = self._answer(keys, [(distinct[i], distinct[j]) for i, j in zip(first, second)])
+        self._last = (keys, same, inverse)
         return _masked_verdicts(results, keys, same, inverse)
+
+    def scores(self, texts: Sequence[str], pairs: ArrayLike) -> np.ma.MaskedArray:
+        """Judge the pairs as :meth:`pairs` does and return the soft verdicts' probabilities ``pi`` (``soft=True``).
+
+        Returns
+        -------
+        numpy.ma.MaskedArray of float, shape (m,)
+            ``P(TRUE) / (P(TRUE) + P(FALSE))`` of each row's call (from the
+            cache for calls made before); 1 for two identical strings; masked
+            where the pair is unjudged.
+
+        Raises
+        ------
+        ValueError
+            When the judge was made without ``soft=True``.
+        """
+        if not self.soft:
+            raise ValueError("scores() needs a judge made with soft=True (the probabilities come from logprobs)")
+        verdicts = self.pairs(texts, pairs)
+        keys, same, inverse = self._last
+        if self.cache is not None:
+            missing = [k for k in keys if k not in self._scores]
+            for k, answer in self.cache.get_answers(missing).items():
+                p = score_of_answer(answer)
+                if p is not None:
+                    self._scores[k] = p
+        per_key = np.array([self._scores.get(k, np.nan) for k in keys], dtype=float)
+        out = np.ones(len(same), dtype=float)
+        out[~same] = per_key[inverse] if keys else 1.0
+        mask = np.ma.getmaskarray(verdicts) | np.isnan(out)
+        return np.ma.array(np.where(mask, 0.0, out), mask=mask)
 
     def _check_texts(self, texts: Sequence[str]) -> list[str]:
         """The texts as a list of strings that can be sent, cached and pasted into the prompt."""
@@ -645,6 +735,15 @@ class LLMJudge:
             body["temperature"] = self.temperature
         if self.max_tokens is not None:
             body["max_tokens"] = self.max_tokens
+        if self.constrain == "grammar":
+            body["grammar"] = GRAMMAR
+        elif self.constrain == "json":
+            body["response_format"] = RESPONSE_FORMAT
+        elif self.constrain == "json_object":
+            body["response_format"] = RESPONSE_FORMAT_OBJECT
+        if self.soft:
+            body["logprobs"] = True
+            body["top_logprobs"] = self.top_logprobs
         payload = json.dumps(body).encode("utf-8")
         cache = self.cache
         lease = self.timeout + 10.0
@@ -665,6 +764,8 @@ class LLMJudge:
                     claimed = state == "claimed"
                 try:
                     verdict, answer = self._ask(payload)
+                    if verdict is not None and self.soft:
+                        self._scores[key] = score_of_answer(answer)
                     if verdict is None:
                         raise _Transient(
                             "unparseable answer " + repr(answer[:60] if isinstance(answer, str) else answer),
@@ -724,5 +825,13 @@ class LLMJudge:
         """One request; returns (verdict or None, answer) or raises _Transient / LLMJudgeError."""
         with self._stats_lock:
             self.stats.requests += 1
+        if self.soft:
+            text, top = self._client.complete(payload, logprobs=True)
+            p = soft_verdict(top)
+            if p is None:
+                return None, "no TRUE or FALSE among the first tokens: " + text
+            return p >= self.threshold, soft_answer(p, text)
         answer = self._client.complete(payload)
+        if self.constrain in ("json", "json_object"):
+            return parse_json_verdict(answer), answer
         return parse_verdict(answer), answer

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import socket
 import threading
@@ -386,7 +387,7 @@ class _Handler(BaseHTTPRequestHandler):
         elif fault == "huge":
             self._send_json(200, _completion(model, "TRUE " + "x" * 10_000_000))
         else:
-            self._reply(a, b, number, model)
+            self._reply(a, b, number, model, body)
 
     def _trickle(self, body: bytes) -> None:
         """Send ``body`` one byte every ``delay`` seconds (headers at once), until done or the client leaves."""
@@ -408,10 +409,27 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:  # the client gave up
             pass
 
-    def _reply(self, a: str, b: str, number: int, model: str = "simulated-judge") -> None:
-        text = self.ep._answer_text(self.ep.verdict(a, b, number), number)
+    def _reply(self, a: str, b: str, number: int, model: str = "simulated-judge", body: dict | None = None) -> None:
+        """The answer, in the form the request asks for: llama.cpp's ``grammar`` gives the bare word, a
+        ``response_format`` the JSON document, ``logprobs`` the first token's top log-probabilities (the
+        verdict's word with probability 0.6, the other word's with 0.1 and a distractor token with 0.3)."""
+        body = body or {}
+        verdict = self.ep.verdict(a, b, number)
+        word = "TRUE" if verdict else "FALSE"
+        if body.get("grammar"):
+            text = word
+        elif isinstance(body.get("response_format"), dict):
+            text = json.dumps({"verdict": word})
+        else:
+            text = self.ep._answer_text(verdict, number)
+        reply = _completion(model, text)
+        if body.get("logprobs"):
+            other = "FALSE" if verdict else "TRUE"
+            top = [{"token": w[:2], "logprob": math.log(pr)} for w, pr in ((word, 0.6), ("To", 0.3), (other, 0.1))]
+            reply["choices"][0]["logprobs"] = {"content": [{"token": top[0]["token"], "logprob": top[0]["logprob"],
+                                                            "top_logprobs": top[: int(body.get("top_logprobs", 3))]}]}
         try:
-            self._send_json(200, _completion(model, text))
+            self._send_json(200, reply)
         except OSError:  # the client went away (timed out or was killed)
             self.close_connection = True
 

@@ -184,3 +184,55 @@ def test_texts_and_flags_are_checked_before_any_request():
     assert same.tolist() == [True, True] and judge.stats.requests == 0 and judge.stats.identical == 2
     with pytest.raises(TypeError, match="progress must be True or False, got 'yes'"):
         LLMJudge("http://127.0.0.1:9/v1", "m", api_key="", progress="yes")
+
+
+# --------------------------------------------------------------------------- constrained answers, soft verdicts
+@pytest.mark.parametrize("constrain", ["grammar", "json", "json_object"])
+def test_a_constrained_answer_is_asked_for_and_read(constrain):
+    texts, labels = corpus(2, 3)
+    P = all_pairs(len(texts))
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        v = fast_judge(ep, constrain=constrain).pairs(texts, P)
+    assert v.mask.sum() == 0 and np.array_equal(v.data, truth(labels, P))
+
+
+def test_a_soft_verdict_keeps_its_probability_and_is_cached_under_its_options(tmp_path):
+    texts, labels = corpus(2, 3)
+    P = all_pairs(len(texts))
+    cache = tmp_path / "c.sqlite"
+    with SimulatedEndpoint(dict(zip(texts, labels))) as ep:
+        judge = fast_judge(ep, soft=True, cache_path=cache)
+        pi = judge.scores(texts, P)
+        assert judge.max_tokens == 1 and ep.n_requests == len(P)
+        # the simulated server gives the verdict's word 0.6 and the other 0.1: pi = 6/7 or 1/7
+        assert np.allclose(pi, np.where(truth(labels, P), 6 / 7, 1 / 7), atol=1e-6)
+        again = fast_judge(ep, soft=True, cache_path=cache)
+        assert np.allclose(again.scores(texts, P), pi) and again.stats.requests == 0  # from the cache
+        strict = fast_judge(ep, soft=True, threshold=0.9, cache_path=cache)
+        v = strict.pairs(texts, P)  # another threshold is another call: not answered from the first one's cache
+        assert strict.stats.requests == len(P) and not v.filled(True).any()
+        free = fast_judge(ep, cache_path=cache)
+        free.pairs(texts, P)
+        assert free.stats.requests == len(P)  # a free answer is not a soft one
+
+
+def test_soft_and_constrain_arguments_are_checked(tmp_path):
+    with pytest.raises(ValueError, match="constrain must be"):
+        LLMJudge("http://127.0.0.1:9/v1", "m", constrain="regex")
+    with pytest.raises(ValueError, match="soft=True reads the first token"):
+        LLMJudge("http://127.0.0.1:9/v1", "m", soft=True, constrain="json")
+    for bad in (0.0, 1.0, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="threshold"):
+            LLMJudge("http://127.0.0.1:9/v1", "m", soft=True, threshold=bad)
+    with pytest.raises(ValueError, match="top_logprobs"):
+        LLMJudge("http://127.0.0.1:9/v1", "m", soft=True, top_logprobs=0)
+    with pytest.raises(ValueError, match="soft=True"):
+        LLMJudge("http://127.0.0.1:9/v1", "m").scores(["a", "b"], [[0, 1]])
+
+
+def test_a_server_without_logprobs_leaves_soft_pairs_unjudged_with_the_reason():
+    texts, labels = corpus(1, 3)
+    with SimulatedEndpoint(dict(zip(texts, labels)), faults=("unparseable",), fault_every=1) as ep:
+        judge = fast_judge(ep, soft=True, max_retries=0)
+        v = judge.pairs(texts, [[0, 1]])
+    assert v.mask.all() and "log-probabilities" in judge.stats.why_unjudged()
