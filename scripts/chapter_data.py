@@ -40,6 +40,7 @@ LOADER_FOLDERS: dict[str, tuple[str, ...]] = {
     "load_sas": ("sas",),
     "load_openqa_eval": ("openqa_eval",),
     "load_evouna": ("evouna",),
+    "load_contextsl": ("contextsl",),
     "load_mmlu_responses": ("mmlu_responses.csv.gz",),
 }
 _MODEL_CALLS = {"SentenceTransformer", "get_model_path"}

@@ -54,13 +54,15 @@ public files, :mod:`~semvar.data._ye_key`),
 models' answers, MMLU-Redux), :mod:`~semvar.data.mmlu_pro` (29 models' written answers to
 MMLU-Pro); the regime of semantic entropy: :mod:`~semvar.data.uq_nlg` (one model's 20 samples per
 TriviaQA question), :mod:`~semvar.data.sas` (human same-meaning labels of answer pairs),
-:mod:`~semvar.data.openqa_eval` (human, LLM and BEM verdicts on NQ answers) and
-:mod:`~semvar.data.evouna` (five QA systems' answers with human labels).
+:mod:`~semvar.data.openqa_eval` (human, LLM and BEM verdicts on NQ answers),
+:mod:`~semvar.data.evouna` (five QA systems' answers with human labels) and
+:mod:`~semvar.data.contextsl` (two LLM judges' ratings and human labels of three models' answers).
 """
 
-from . import evouna, helm, mmlu, mmlu_pro, openqa_eval, responses, sas, uq_nlg, ye2024
+from . import contextsl, evouna, helm, mmlu, mmlu_pro, openqa_eval, responses, sas, uq_nlg, ye2024
 from ._fetch import GITHUB_RAW, cache_dir, fetch_github, github_url
 from ._paths import PROJECT_ROOT, DataNotFoundError, candidate_dirs, find_data_dir, result_path
+from .contextsl import *  # noqa: F403  (ContextSL human evaluation)
 from .evouna import *  # noqa: F403  (EVOUNA)
 from .helm import *  # noqa: F403  (HELM answers and MMLU-Redux)
 from .mmlu import *  # noqa: F403
@@ -78,5 +80,5 @@ __all__ = [
     "GITHUB_RAW", "cache_dir", "github_url", "fetch_github",
     # one list per data family, kept in its module
     *mmlu.__all__, *mmlu_pro.__all__, *helm.__all__, *responses.__all__, *ye2024.__all__,
-    *uq_nlg.__all__, *sas.__all__, *openqa_eval.__all__, *evouna.__all__,
+    *uq_nlg.__all__, *sas.__all__, *openqa_eval.__all__, *evouna.__all__, *contextsl.__all__,
 ]

@@ -15,8 +15,7 @@ import numpy as np
 import pytest
 
 from semvar.graph import all_pairs
-from semvar.llm import LLMJudge
-from semvar.llm import local
+from semvar.llm import LLMJudge, local
 
 HAS_SERVER = local.server_available()
 
