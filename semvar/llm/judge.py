@@ -432,7 +432,7 @@ class LLMJudge:
         if self.soft and self.max_tokens is None:
             self.max_tokens = 1  # only the first token is read
         self._options = _options_tag(constrain, self.soft, self.threshold)
-        self._scores: dict[str, float] = {}
+        self._raw: dict[str, str] = {}  # the raw answers of this judge's calls, by key
         self.backoff_base = check_real(backoff_base, "backoff_base", low=0.0, high=_MAX_SECONDS)
         self.backoff_max = check_real(backoff_max, "backoff_max", low=0.0, high=_MAX_SECONDS)
         self.max_retry_after = check_real(max_retry_after, "max_retry_after", low=0.0, high=_MAX_SECONDS)
@@ -539,6 +539,26 @@ class LLMJudge:
         self._last = (keys, same, inverse)
         return _masked_verdicts(results, keys, same, inverse)
 
+    def answers(self, texts: Sequence[str], pairs: ArrayLike) -> list[str | None]:
+        """Judge the pairs as :meth:`pairs` does and return each row's raw answer (from this run or the cache).
+
+        None for a row whose two texts are the same string (no call) or whose pair is unjudged.  A soft
+        verdict's answer is ``{"p_true": ..., "text": ...}`` (:func:`semvar.llm.answers.soft_answer`).
+        """
+        verdicts = self.pairs(texts, pairs)
+        keys, same, inverse = self._last
+        if self.cache is not None:
+            missing = [k for k in keys if k not in self._raw]
+            self._raw.update(self.cache.get_answers(missing))
+        per_key = [self._raw.get(k) for k in keys]
+        out: list[str | None] = []
+        unjudged = np.ma.getmaskarray(verdicts)
+        keys_of_rows = iter(inverse.tolist())  # one key per row whose two texts differ, in row order
+        for r in range(len(same)):
+            key = None if same[r] else next(keys_of_rows)
+            out.append(None if key is None or unjudged[r] else per_key[key])
+        return out
+
     def scores(self, texts: Sequence[str], pairs: ArrayLike) -> np.ma.MaskedArray:
         """Judge the pairs as :meth:`pairs` does and return the soft verdicts' probabilities ``pi`` (``soft=True``).
 
@@ -556,19 +576,12 @@ class LLMJudge:
         """
         if not self.soft:
             raise ValueError("scores() needs a judge made with soft=True (the probabilities come from logprobs)")
-        verdicts = self.pairs(texts, pairs)
-        keys, same, inverse = self._last
-        if self.cache is not None:
-            missing = [k for k in keys if k not in self._scores]
-            for k, answer in self.cache.get_answers(missing).items():
-                p = score_of_answer(answer)
-                if p is not None:
-                    self._scores[k] = p
-        per_key = np.array([self._scores.get(k, np.nan) for k in keys], dtype=float)
-        out = np.ones(len(same), dtype=float)
-        out[~same] = per_key[inverse] if keys else 1.0
-        mask = np.ma.getmaskarray(verdicts) | np.isnan(out)
-        return np.ma.array(np.where(mask, 0.0, out), mask=mask)
+        raw = self.answers(texts, pairs)
+        _, same, _ = self._last
+        found = [None if a is None else score_of_answer(a) for a in raw]
+        p = np.array([1.0 if same[r] else (np.nan if v is None else v) for r, v in enumerate(found)], dtype=float)
+        mask = np.isnan(p)
+        return np.ma.array(np.where(mask, 0.0, p), mask=mask)
 
     def _check_texts(self, texts: Sequence[str]) -> list[str]:
         """The texts as a list of strings that can be sent, cached and pasted into the prompt."""
@@ -764,8 +777,8 @@ class LLMJudge:
                     claimed = state == "claimed"
                 try:
                     verdict, answer = self._ask(payload)
-                    if verdict is not None and self.soft:
-                        self._scores[key] = score_of_answer(answer)
+                    if verdict is not None:
+                        self._raw[key] = answer
                     if verdict is None:
                         raise _Transient(
                             "unparseable answer " + repr(answer[:60] if isinstance(answer, str) else answer),

@@ -71,7 +71,8 @@ def test_temperature0_is_decided_when_runs_are_supplied(data_dir):
     import pandas as pd
 
     path = data_dir / "temperature0_runs.csv"
-    assert claims.run(["liu2025.temperature0"])[0].status == "needs_data"
+    cpu = claims.run(["liu2025.temperature0"])[0]  # no GPU runs: chapter 7's CPU runs decide it, and say so
+    assert cpu.status == "not_replicated" and cpu.our_value["inference"] == "CPU" and "GPU" in cpu.note
     same = pd.DataFrame([(f"p{i}", r, f"answer {i}") for i in range(3) for r in range(5)], columns=["prompt", "run", "text"])
     same.to_csv(path, index=False)
     assert claims.run(["liu2025.temperature0"])[0].status == "not_replicated"
@@ -80,6 +81,7 @@ def test_temperature0_is_decided_when_runs_are_supplied(data_dir):
     differ.to_csv(path, index=False)
     rec = claims.run(["liu2025.temperature0"])[0]
     assert rec.status == "replicated" and rec.our_value["prompts_with_differing_runs"] == 1
+    assert rec.our_value["inference"] == "GPU"
     same[same.run < 2].to_csv(path, index=False)   # identical, but only two runs each: cannot refute
     assert claims.run(["liu2025.temperature0"])[0].status == "needs_data"
 

@@ -236,3 +236,20 @@ def test_a_server_without_logprobs_leaves_soft_pairs_unjudged_with_the_reason():
         judge = fast_judge(ep, soft=True, max_retries=0)
         v = judge.pairs(texts, [[0, 1]])
     assert v.mask.all() and "log-probabilities" in judge.stats.why_unjudged()
+
+
+def test_raw_answers_stay_aligned_with_their_rows_when_some_are_lost():
+    """Every third call fails for good: the answers of the other rows are still their own rows' answers."""
+    texts, labels = corpus(2, 3)
+    P = np.array([[0, 1], [0, 0], [0, 3], [1, 4], [2, 2], [2, 5], [3, 4], [4, 5], [1, 0], [5, 3]])
+    with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=3, faults=("500",)) as ep:
+        judge = fast_judge(ep, constrain="grammar", max_retries=0, concurrency=1)
+        answers = judge.answers(texts, P)
+    same = P[:, 0] == P[:, 1]
+    # one key per row here: as many rows hold an answer as keys were judged
+    assert sum(a is not None for a in answers) == judge.stats.done
+    assert all(a is None for a in np.array(answers, dtype=object)[same])
+    got = [(r, a) for r, a in enumerate(answers) if not same[r]]
+    assert any(a is None for _, a in got) and sum(a is not None for _, a in got) >= 3
+    for r, a in got:  # a lost row is None; every other row holds the verdict of its own pair
+        assert a is None or a == ("TRUE" if labels[P[r, 0]] == labels[P[r, 1]] else "FALSE")

@@ -101,3 +101,13 @@ def test_a_real_llama_cpp_judge_answers_is_cached_and_asks_nothing_again(tmp_pat
         proc = server.process
     assert proc.poll() is not None  # stopped on leaving the block
     assert not os.path.exists(tmp_path / "llm-server.json")
+
+
+def test_the_gpu_script_refuses_a_call_without_servers():
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "table2_open_models.sh"
+    for args in ([], ["phi"], ["--bogus"]):
+        r = subprocess.run(["bash", str(script), *args], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and "usage:" in r.stderr
