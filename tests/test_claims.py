@@ -23,7 +23,8 @@ STORED = ROOT / "data" / "scorecard.json"
 #: the book's own results, never counted as replications
 FINDINGS = {"budget.sparse_design", "budget.law", "budget.greedy_bias", "budget.unresolved_law", "budget.sampled_real",
             "selfsim.scalability", "ye2024.qwen72b_qa", "ye2024.released_rank", "liu2025.k_selection_small_n",
-            "localjudge.small_models_pq", "localjudge.soft_ranks", "localjudge.symmetric", "contextsl.llm_judges_pq"}
+            "localjudge.small_models_pq", "localjudge.soft_ranks", "localjudge.order_carries_the_pair",
+            "localjudge.repeatable_cpu", "contextsl.llm_judges_pq"}
 #: claims whose full check is cheap and whose value does not depend on the machine
 DETERMINISTIC = [
     "liu2025.proposition21", "liu2025.table2_p_minus_q", "liu2025.lemma31", "liu2025.lemmas_a7_a8",

@@ -12,16 +12,17 @@ file).  Each decision rule is stated in the record's ``tolerance``.
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from ..experiments.human_judges import newcombe_interval
-from ..experiments.local_judge import RESULT_FILE, load_calls, rates, soft_auroc, symmetry
+from ..experiments.local_judge import RESULT_FILE, load_calls, rates, soft_auroc
 from . import Outcome, claim, find_data, needs_data
 from ._outcome import decide
 
 NOTEBOOK = "07_llm_judge"
-#: the largest p - q (upper end of its Newcombe interval) called "far from Table 2's judges"
-FAR = 0.3
+#: the p - q of Table 2's weakest judge (Llama)
+WEAKEST = 0.13
 
 
 def _calls() -> pd.DataFrame:
@@ -38,22 +39,23 @@ def _table2_rates(df: pd.DataFrame, verdict: str) -> pd.DataFrame:
     source="this book, chapter 7, 'A judge on your laptop' (Table 2's protocol for open models)",
     statement=(
         "Run on two CPU cores as Liu's judge (llama.cpp, temperature 0, the paper's prompt, the answer constrained "
-        "to TRUE or FALSE), SmolLM2-135M-Instruct and Gemma 3 270M separate same from different meanings far less "
-        "than Table 2's judges: on at least 400 human-labelled SAS answer pairs and on 400 OpenQA-eval answers "
-        "their p - q is below 0.3, for the constrained and for the soft verdict, against GPT-3.5's 0.80 "
-        "(Table 2) and GPT-4's 0.70 on OpenQA-eval"
+        "to TRUE or FALSE), SmolLM2-135M-Instruct and Gemma 3 270M separate same from different meanings less "
+        "than the weakest judge of Table 2 (Llama, p - q = 0.13): on 420 human-labelled SAS answer pairs and on "
+        "400 OpenQA-eval answers, |p - q| is below 0.13 for the constrained and for the soft verdict"
     ),
     paper_value="Table 2: p - q from 0.13 (Llama) to 0.80 (GPT-3.5) for the paper's six judges",
     tolerance=(
-        f"replicated if, for both models, both sets and both verdicts, the upper end of the Newcombe 95 % interval "
-        f"of p - q is below {FAR}; partly if every point estimate is; else not_replicated"
+        f"one order of each pair (a, b); replicated if, for both models, both sets and both verdicts, the Newcombe "
+        f"95 % interval of p - q lies inside (-{WEAKEST}, {WEAKEST}); partly if every point estimate does; else "
+        "not_replicated"
     ),
     notebook=NOTEBOOK,
     kind="finding",
 )
 def _small_models_pq(quick: bool) -> Outcome:
     df = _calls()
-    value, upper, points = {}, [], []
+    df = df[df.order == "ab"]  # the two orders of a pair are not independent items
+    value, widest, points = {}, [], []
     for verdict in ("constrained", "soft"):
         for r in _table2_rates(df, verdict).itertuples(index=False):
             k1, n1 = round(r.p * r.n_same), r.n_same
@@ -62,14 +64,15 @@ def _small_models_pq(quick: bool) -> Outcome:
             value[f"{r.model} {r.set} {verdict}"] = {"p": round(r.p, 3), "q": round(r.q, 3),
                                                      "p_minus_q": round(d, 3), "ci": [round(lo, 3), round(hi, 3)],
                                                      "pairs": int(n1 + n2)}
-            upper.append(hi)
-            points.append(d)
+            widest.append(max(abs(lo), abs(hi)))
+            points.append(abs(d))
     models = {k.split()[0] for k in value}
     sets = {k.split()[1] for k in value}
     if models != {"smollm2", "gemma3-270m"} or sets != {"sas", "openqa"}:
         raise ValueError(f"{RESULT_FILE} lacks a model or a set: {sorted(models)}, {sorted(sets)}")
-    return decide(value, max(upper) < FAR, f"largest p - q {max(points):.3f}, largest upper end {max(upper):.3f} "
-                  f"over {len(value)} (model, set, verdict) cells", partly=max(points) < FAR)
+    return decide(value, max(widest) < WEAKEST, f"largest |p - q| {max(points):.3f}, largest interval end "
+                  f"{max(widest):.3f} over {len(value)} (model, set, verdict) cells, against Llama's {WEAKEST} in "
+                  "Table 2", partly=max(points) < WEAKEST)
 
 
 @claim(
@@ -82,14 +85,15 @@ def _small_models_pq(quick: bool) -> Outcome:
     ),
     paper_value="not stated (Table 2 reads the words TRUE and FALSE)",
     tolerance=(
-        "SAS, the paper's prompt, both orders pooled: replicated if the lower end of the DeLong 95 % interval of "
+        "SAS, the paper's prompt, one order of each pair: replicated if the lower end of the DeLong 95 % interval of "
         "the AUROC of pi exceeds 0.5 for both models; partly if for one; else not_replicated"
     ),
     notebook=NOTEBOOK,
     kind="finding",
 )
 def _soft_ranks(quick: bool) -> Outcome:
-    a = soft_auroc(_calls())
+    calls = _calls()
+    a = soft_auroc(calls[calls.order == "ab"])  # one order of each pair
     a = a[(a.set == "sas") & (a.prompt == "liu2025")]
     value = {r.model: {"auroc": round(r.auroc, 3), "ci": [round(r.low, 3), round(r.high, 3)], "n": int(r.n)}
              for r in a.itertuples(index=False)}
@@ -99,28 +103,70 @@ def _soft_ranks(quick: bool) -> Outcome:
 
 
 @claim(
-    "localjudge.symmetric",
-    source="this book, chapter 7, 'A judge on your laptop' (the judge's own violations, seed 000 section 2.1)",
+    "localjudge.order_carries_the_pair",
+    source="this book, chapter 7, 'A judge on your laptop' (the judge's own violations; seed 000, section 2.1)",
     statement=(
-        "A small local judge at temperature 0 with a constrained answer is nearly symmetric: asked about (a, b) and "
-        "about (b, a), it gives different verdicts on at most 5 % of the SAS pairs"
+        "SmolLM2's soft verdict depends on the pair, not only on the prompt: pi(b, a) is closer to pi(a, b) than "
+        "the pi of another pair is (mean |pi(a, b) - pi(b, a)| below the 1st percentile of the same mean with the "
+        "second order's values shuffled across pairs). Its constrained verdicts, FALSE on nearly every pair in "
+        "both orders, are symmetric for free and say nothing about symmetry"
     ),
     paper_value="Liu (2025) asks both orders (Algorithm 1) because a judge need not be symmetric",
-    tolerance="replicated if the share is at most 0.05 (SmolLM2, the paper's prompt, all SAS pairs); "
-    "partly if at most 0.15; else not_replicated",
+    tolerance="SAS, the paper's prompt, the 420 pairs asked in both orders, 1,000 shuffles (seed 0): replicated if "
+    "the observed mean gap is below the 1st percentile of the shuffled ones; partly if below their median; else "
+    "not_replicated",
     notebook=NOTEBOOK,
     kind="finding",
 )
-def _symmetric(quick: bool) -> Outcome:
-    s = symmetry(_calls())
-    s = s[(s.set == "sas") & (s.prompt == "liu2025")]
-    if s.empty:
+def _order_carries_the_pair(quick: bool) -> Outcome:
+    d = _calls()
+    d = d[(d.set == "sas") & (d.prompt == "liu2025")]
+    wide = d.pivot_table(index=["model", "item"], columns="order", values="pi", aggfunc="first").dropna()
+    if wide.empty:
         raise ValueError(f"{RESULT_FILE} holds no SAS pairs asked in both orders")
-    r = s.iloc[0]
-    value = {"model": r.model, "pairs": int(r.pairs), "verdict_differs": round(float(r.verdict_differs), 4),
-             "mean_abs_pi_gap": round(float(r.mean_abs_pi_gap), 4)}
-    return decide(value, r.verdict_differs <= 0.05, f"{r.verdict_differs:.1%} of {int(r.pairs)} pairs change verdict "
-                  f"with the order; mean |pi(a,b) - pi(b,a)| {r.mean_abs_pi_gap:.3f}", partly=r.verdict_differs <= 0.15)
+    model = wide.index.get_level_values("model")[0]
+    ab, ba = wide["ab"].to_numpy(float), wide["ba"].to_numpy(float)
+    observed = float(np.abs(ab - ba).mean())
+    rng = np.random.default_rng(0)
+    shuffled = np.array([np.abs(ab - rng.permutation(ba)).mean() for _ in range(200 if quick else 1000)])
+    low, mid = float(np.quantile(shuffled, 0.01)), float(np.median(shuffled))
+    value = {"model": model, "pairs": int(len(ab)), "mean_gap": round(observed, 4),
+             "shuffled_p01": round(low, 4), "shuffled_median": round(mid, 4)}
+    return decide(value, observed < low, f"mean |pi(a,b) - pi(b,a)| {observed:.4f} against {mid:.4f} (1st "
+                  f"percentile {low:.4f}) when the second order's pi is shuffled across pairs",
+                  partly=observed < mid)
+
+
+@claim(
+    "localjudge.repeatable_cpu",
+    source="this book, chapter 7, 'A judge on your laptop' (beside seed 000, section 1, on temperature 0)",
+    statement=(
+        "On CPU inference (llama.cpp, two cores), a temperature-0 call of SmolLM2-135M-Instruct or Gemma 3 270M "
+        "gives the same answer on fresh servers with one or two threads and batch sizes from 64 to 512: the same "
+        "constrained word and the same first-token probabilities to six digits. The output compared is one "
+        "token's, not a long generation, and says nothing of GPU inference"
+    ),
+    paper_value="Liu (2025): outputs can differ between runs at temperature 0 (GPU rounding)",
+    tolerance="30 SAS pairs a model, six runs each (five fresh servers and the main run's call): replicated if no "
+    "pair's output differs between runs; partly if at most one pair's does; else not_replicated",
+    notebook=NOTEBOOK,
+    kind="finding",
+)
+def _repeatable_cpu(quick: bool) -> Outcome:
+    df = _calls()
+    rep = df[df.set == "repeat"]
+    main = df[(df.set == "sas") & (df.prompt == "liu2025") & (df.order == "ab") & df.item.isin(rep.item)]
+    runs = pd.concat([rep, main.assign(setting="main")])
+    text = runs.constrained.map("{:g}".format) + "|" + runs.pi.map("{:.6f}".format)
+    per = runs.assign(text=text).groupby(["model", "item"]).agg(runs=("setting", "nunique"),
+                                                                distinct=("text", "nunique"))
+    if per.runs.min() < 2:
+        raise ValueError(f"{RESULT_FILE}: every repeated pair needs at least two runs")
+    varying = int((per.distinct > 1).sum())
+    value = {"pairs": int(len(per)), "pairs_with_differing_runs": varying, "min_runs": int(per.runs.min()),
+             "distinct_outputs": int(runs.assign(text=text).text.nunique())}
+    return decide(value, varying == 0, f"{varying} of {len(per)} pairs gave differing outputs over "
+                  f"{int(per.runs.min())} or more runs", partly=varying <= 1)
 
 
 @claim(

@@ -274,23 +274,23 @@ def _read_runs():
     "differ between repeated runs of the same prompt (attributed to rounding in GPU inference).",
     paper_value="outputs differ between runs at temperature 0",
     tolerance="replicated if some prompt's repeated temperature-0 outputs are not all identical; not_replicated if "
-    "every prompt gives identical outputs in at least 5 runs. The runs are GPU generations when supplied "
-    f"({TEMPERATURE0_RUNS}); otherwise the book's CPU runs of chapter 7 (llama.cpp, two models, fresh servers with "
-    "other thread counts and batch sizes; the output compared is the answer's word and the first token's "
-    "probabilities to six digits), which decide the claim for CPU inference only",
+    "every prompt gives identical outputs in at least 5 runs",
     notebook="02_judge_random_graph",
 )
 def _temperature0(quick: bool) -> Outcome:
     df, why = find_data(_read_runs)
-    on = "GPU"
     if df is None:
-        df, on = _cpu_runs(), "CPU"
+        return needs_data(
+            f"repeated temperature-0 generations of a language model on a GPU ({TEMPERATURE0_RUNS} in <data dir>/"
+            "liu2025/: columns prompt, run, text)", why,
+            note="the effect concerns rounding in GPU inference, which the book cannot run here; on CPU, two small "
+            "models gave identical answers on every run (localjudge.repeatable_cpu, chapter 7), which does not "
+            "test the claim")
     per = df.groupby("prompt").agg(runs=("run", "nunique"), distinct=("text", "nunique"))
     if (per.runs < 2).all():
         raise ValueError(f"{TEMPERATURE0_RUNS}: every prompt needs at least two runs")
     varying = int((per.distinct > 1).sum())
-    value = {"inference": on, "prompts": int(len(per)), "prompts_with_differing_runs": varying,
-             "min_runs": int(per.runs.min())}
+    value = {"prompts": int(len(per)), "prompts_with_differing_runs": varying, "min_runs": int(per.runs.min())}
     if varying:
         status = "replicated"
     elif per.runs.min() >= 5:
@@ -298,27 +298,7 @@ def _temperature0(quick: bool) -> Outcome:
     else:
         return needs_data(f"at least 5 runs per prompt in {TEMPERATURE0_RUNS}", None, our_value=value,
                           note="no run differed, but too few runs per prompt to say so")
-    note = f"{varying} of {len(per)} prompts gave differing outputs across runs"
-    if on == "CPU":
-        note += (" (CPU inference: llama.cpp on two cores, runs = fresh servers with 1-2 threads and batch sizes "
-                 f"64-512 and the cached main run; GPU inference, the paper's case, needs repeated GPU generations in "
-                 f"{TEMPERATURE0_RUNS}, e.g. from a GPU server measured with benchmarks/table2_open_models.sh)")
-    return Outcome(value, status, note)
-
-
-def _cpu_runs():
-    """Chapter 7's repeated temperature-0 calls on CPU as (prompt, run, text): one prompt per (model, pair)."""
-    import pandas as pd
-
-    from ..experiments.local_judge import load_calls
-
-    df = load_calls()
-    rep = df[df.set == "repeat"]
-    main = df[(df.set == "sas") & (df.prompt == "liu2025") & (df.order == "ab")
-              & df.item.isin(rep.item)].assign(setting="main")
-    runs = pd.concat([rep, main])
-    return pd.DataFrame({"prompt": runs.model + ":" + runs.item.astype(str), "run": runs.setting,
-                         "text": runs.constrained.map("{:g}".format) + "|" + runs.pi.map("{:.6f}".format)})
+    return Outcome(value, status, f"{varying} of {len(per)} prompts gave differing outputs across runs")
 
 
 # --------------------------------------------------------------------------- Figure 1

@@ -136,7 +136,7 @@ def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq: np.random.
                                        random_state=rng)
             h = empirical_entropy(d.labels)
             rows.append((n, judge, p, q, partition, len(sizes), h_true, rep, "reps", r, d.calls, d.calls / pairs_all,
-                         0.0, 0.0, int(np.max(d.labels)) + 1, h, abs(h - h_true)))
+                         float(np.mean(np.asarray(d.labels) < 0)), 0.0, int(np.max(d.labels)) + 1, h, abs(h - h_true)))
     return rows
 
 
@@ -217,7 +217,8 @@ def real_study(*, judges: Sequence[str] = REAL_JUDGES, shares: Sequence[float] =
                 calls, lab = _real_design("representatives", "icl", {"extra": r}, judge, texts, seqs[q, a, cell])
                 cell += 1
                 h = empirical_entropy(lab)
-                rows.append((q, name, "reps", r, 0, calls, calls / pairs_all, 0.0, k_ref, int(np.unique(lab).size),
+                unres = float(np.mean(np.asarray(lab) < 0))  # the design labels every answer; counted, not assumed
+                rows.append((q, name, "reps", r, 0, calls, calls / pairs_all, unres, k_ref, int(np.unique(lab).size),
                              h_ref, h, abs(h - h_ref)))
     return pd.DataFrame(rows, columns=["question", "judge", "design", "param", "draw", "calls", "share", "unresolved",
                                        "k_ref", "k_hat", "h_ref", "h_hat", "err"])

@@ -8,7 +8,7 @@ finding fail.
 
 from __future__ import annotations
 
-import pandas as pd
+import numpy as np
 
 from semvar.claims import local_judge as L
 
@@ -31,11 +31,20 @@ def test_perfect_small_models_would_not_be_far_from_table2(monkeypatch):
     assert L._soft_ranks(True).status == "replicated"
 
 
-def test_an_asymmetric_judge_is_seen(monkeypatch):
+def test_a_judge_whose_second_order_is_another_pair_is_seen(monkeypatch):
+    """pi(b, a) replaced by the pi of another pair: the order no longer carries the pair, and the finding fails."""
     calls = L._calls()
-    flipped = calls.copy()
-    ba = (flipped.order == "ba") & (flipped.set == "sas")
-    flipped.loc[ba, "constrained"] = 1.0 - flipped.loc[ba, "constrained"]
-    monkeypatch.setattr(L, "_calls", lambda: flipped)
-    assert L._symmetric(True).status == "not_replicated"
-    assert isinstance(calls, pd.DataFrame)
+    shuffled = calls.copy()
+    ba = (shuffled.order == "ba") & (shuffled.set == "sas")
+    shuffled.loc[ba, "pi"] = np.random.default_rng(1).permutation(shuffled.loc[ba, "pi"].to_numpy())
+    monkeypatch.setattr(L, "_calls", lambda: shuffled)
+    assert L._order_carries_the_pair(True).status != "replicated"
+
+
+def test_a_run_that_differs_is_seen(monkeypatch):
+    calls = L._calls()
+    changed = calls.copy()
+    first = changed.index[(changed.set == "repeat")][0]
+    changed.loc[first, "pi"] += 1e-4
+    monkeypatch.setattr(L, "_calls", lambda: changed)
+    assert L._repeatable_cpu(True).status == "partly"
