@@ -262,31 +262,22 @@ class VerdictCache:
             something else; the message names the file and the row's key), or
             the file cannot be read.
         """
-        keys = list(keys)
-
-        def read(con):
-            out: dict[str, bool] = {}
-            for start in range(0, len(keys), 500):
-                chunk = keys[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                for k, v in con.execute(f"SELECT key, verdict FROM verdicts WHERE key IN ({marks})", chunk):
-                    out[k] = self._verdict(k, v)
-            return out
-
-        return self._run(read)
+        return {k: self._verdict(k, v) for k, v in self._column(keys, "verdict")}
 
     def get_answers(self, keys: Sequence[str]) -> dict[str, str]:
         """The raw answers stored for those of ``keys`` that are present (a soft verdict's probability is there)."""
+        return {k: a for k, a in self._column(keys, "answer") if isinstance(a, str)}
+
+    def _column(self, keys: Sequence[str], column: str) -> list[tuple[str, object]]:
+        """``(key, value of column)`` for those of ``keys`` that are stored, read 500 keys a query."""
         keys = list(keys)
 
         def read(con):
-            out: dict[str, str] = {}
+            out = []
             for start in range(0, len(keys), 500):
                 chunk = keys[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                for k, a in con.execute(f"SELECT key, answer FROM verdicts WHERE key IN ({marks})", chunk):
-                    if isinstance(a, str):
-                        out[k] = a
+                out += con.execute(f"SELECT key, {column} FROM verdicts WHERE key IN ({marks})", chunk).fetchall()
             return out
 
         return self._run(read)
