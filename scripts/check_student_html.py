@@ -102,13 +102,18 @@ def count_html(text: str) -> tuple[int, int]:
     return parser.solutions, parser.exercises
 
 
+_PLAIN_SOLUTION = re.compile(r"^#{1,6}\s+Solution\b", re.IGNORECASE | re.MULTILINE)
+
+
 def count_notebook(nb) -> int:
-    """Solutions in one notebook: gated ones (a solution-end with no start counts too) and directives."""
+    """Solutions in one notebook: gated ones (a solution-end with no start counts too), directives,
+    and the headings "Solution to ..." that a plain-Markdown (instructor) hand-out gives them."""
     ms = _load_make_student()
     starts = ends = blocks = 0
     for cell in nb.cells:
         if cell.cell_type != "markdown":
             continue
+        blocks += len(_PLAIN_SOLUTION.findall(cell.source))
         for block in ms._blocks(cell.source.split("\n")):
             starts += block.name == "solution-start"
             ends += block.name == "solution-end"

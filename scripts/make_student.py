@@ -1,9 +1,14 @@
-"""Write hand-out copies of the chapters with the solutions removed.
+"""Write hand-out copies of the chapters: plain Jupyter notebooks, with or without solutions.
 
-Usage: python scripts/make_student.py [--source notebooks] [--dest student]
+Usage: python scripts/make_student.py [--source notebooks] [--dest student] [--edition student|instructor]
 
 Each ``notebooks/*.ipynb`` is copied to ``student/`` (a sibling folder, so the
-relative paths the chapters use still resolve) with
+relative paths the chapters use still resolve, and so do the links between the
+hand-outs).  Every hand-out is in plain Jupyter Markdown: the MyST roles and
+directives of the book (exercise fences, citations, cross-references, the
+ledger's verdicts) are rewritten by ``scripts/handout_markdown.py`` into
+headings, text and links, so that JupyterLab, Notebook 7 or VS Code shows them
+as the book does.  The student edition (the default) has, in addition,
 
 * every cell from a markdown cell holding a ``{solution-start}`` directive to
   the markdown cell holding the matching ``{solution-end}`` directive removed,
@@ -15,6 +20,10 @@ relative paths the chapters use still resolve) with
   empty is dropped);
 * the outputs and execution counts of the remaining code cells cleared, and
   the saved widget state dropped, so that students run the cells themselves.
+
+The instructor edition (``--edition instructor``, ``make instructor`` into
+``instructor/``) keeps the solutions, each under a heading "Solution to
+Exercise N.k", and the stored outputs.
 
 Nothing is executed.  The script refuses a notebook whose solution markers do
 not pair up, rather than hand out a copy with half a solution in it.
@@ -31,7 +40,10 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _chapters import chapter_notebooks, run_cli  # noqa: E402
+from _chapters import chapter_notebooks  # noqa: E402
+from handout_markdown import Book, load_book, plain_notebook  # noqa: E402
+
+EDITIONS = ("student", "instructor")
 
 # a directive's opening fence: ``:::{name} args`` or ```` ```{name} args ````
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>:{3,}|`{3,})\{(?P<name>[A-Za-z][\w:-]*)\}(?P<args>.*)$")
@@ -200,7 +212,63 @@ def student_notebook(nb: nbformat.NotebookNode, name: str = "notebook") -> nbfor
     return out
 
 
-def make_student(source: str | Path = "notebooks", dest: str | Path = "student") -> list[Path]:
+def handout(nb: nbformat.NotebookNode, name: str = "notebook", *, edition: str = "student",
+            book: Book | None = None) -> nbformat.NotebookNode:
+    """The hand-out copy of chapter notebook ``nb``, in plain Jupyter Markdown.
+
+    Parameters
+    ----------
+    nb : nbformat.NotebookNode
+        A version-4 chapter notebook (left unchanged).
+    name : str, default "notebook"
+        Its file name (``03_spectral_entropy.ipynb``): the page ``notebooks/<stem>``
+        whose numbers and links the roles use, and the name in error messages.
+    edition : {"student", "instructor"}, default "student"
+        "student": solutions removed and outputs cleared (:func:`student_notebook`);
+        "instructor": solutions kept under their headings, outputs kept.
+    book : Book, optional
+        The book's index (``handout_markdown.load_book()`` of this repository by default).
+
+    Returns
+    -------
+    nbformat.NotebookNode
+        The hand-out copy.
+
+    Raises
+    ------
+    ValueError
+        If ``edition`` is not one of the two, or the solution markers do not pair up.
+    KeyError
+        If a role names a page, label, reference or ledger record the book lacks.
+    """
+    if edition not in EDITIONS:
+        raise ValueError(f"edition={edition!r}; expected one of {EDITIONS}")
+    if edition == "student":
+        out = student_notebook(nb, name)
+    else:
+        out = nbformat.from_dict(copy.deepcopy(dict(nb)))
+        _cut_all_gates_checked(out, name)
+        jupytext_meta = out.metadata.get("jupytext")
+        if isinstance(jupytext_meta, dict):
+            jupytext_meta.pop("formats", None)
+    return plain_notebook(out, f"notebooks/{Path(name).stem}", book or load_book())
+
+
+def _cut_all_gates_checked(nb: nbformat.NotebookNode, name: str) -> None:
+    """Refuse unpaired solution markers in ``nb`` (the instructor copy keeps what they gate)."""
+    inside, opened_at = False, None
+    for k, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            was_inside = inside
+            _, inside = _cut_gates(cell.source, inside, f"{name}, cell {k}")
+            if inside and not was_inside:
+                opened_at = k
+    if inside:
+        raise ValueError(f"{name}: the solution-start of cell {opened_at} has no solution-end after it")
+
+
+def make_student(source: str | Path = "notebooks", dest: str | Path = "student",
+                 edition: str = "student") -> list[Path]:
     """Write the hand-out copy of every ``source/*.ipynb`` into ``dest``.
 
     Parameters
@@ -209,6 +277,9 @@ def make_student(source: str | Path = "notebooks", dest: str | Path = "student")
         Folder of executed chapter notebooks.
     dest : str or Path, default "student"
         Folder to write to (created; existing files of the same name are replaced).
+        Put it beside ``notebooks/`` so that relative paths and links resolve.
+    edition : {"student", "instructor"}, default "student"
+        See :func:`handout`.
 
     Returns
     -------
@@ -219,15 +290,18 @@ def make_student(source: str | Path = "notebooks", dest: str | Path = "student")
     ------
     ValueError
         If ``source`` is not a folder holding at least one ``.ipynb`` file, if
-        ``dest`` is the same folder as ``source``, or if a notebook's solution
-        markers do not pair up.
+        ``dest`` is the same folder as ``source``, if ``edition`` is unknown, or if a
+        notebook's solution markers do not pair up.
     """
     source, dest = Path(source), Path(dest)
     paths = chapter_notebooks(source)
     if dest.resolve() == source.resolve():
         raise ValueError(f"dest={str(dest)!r} is the source folder; choose another folder")
+    if edition not in EDITIONS:
+        raise ValueError(f"edition={edition!r}; expected one of {EDITIONS}")
+    book = load_book()
     # build every copy before writing any, so a bad notebook leaves no partial hand-out
-    copies = [(p.name, student_notebook(nbformat.read(p, as_version=4), p.name)) for p in paths]
+    copies = [(p.name, handout(nbformat.read(p, as_version=4), p.name, edition=edition, book=book)) for p in paths]
     dest.mkdir(parents=True, exist_ok=True)
     written = []
     for filename, nb in copies:
@@ -238,7 +312,19 @@ def make_student(source: str | Path = "notebooks", dest: str | Path = "student")
 
 
 def main(argv: list[str] | None = None) -> int:
-    return run_cli(__doc__, "student", make_student, lambda written, dest: f"wrote {len(written)} notebooks without solutions to {dest}/", argv)
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--source", default="notebooks", help="folder of executed chapters (default: notebooks)")
+    parser.add_argument("--dest", default=None, help="folder to write to (default: the edition's name)")
+    parser.add_argument("--edition", default="student", choices=EDITIONS,
+                        help="student (no solutions, no outputs) or instructor (solutions kept)")
+    args = parser.parse_args(argv)
+    dest = args.dest or args.edition
+    written = make_student(args.source, dest, args.edition)
+    what = "without solutions" if args.edition == "student" else "with solutions"
+    print(f"wrote {len(written)} plain-Markdown notebooks {what} to {dest}/")
+    return 0
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 """The course kit in the built book: student notebooks, and an edition without solutions.
 
 Every HTML build writes a hand-out copy of each chapter notebook (solutions
-removed, outputs cleared: ``scripts/make_student.py``) to ``student/<name>.ipynb``
+removed, outputs cleared, plain Jupyter Markdown: ``scripts/make_student.py``) to ``student/<name>.ipynb``
 in the output folder, and adds it to the download menu of the chapter's page
 ("student .ipynb").
 
@@ -124,7 +124,7 @@ def _write_handouts(app, exception) -> None:
     outdir = Path(app.outdir)
     (outdir / _FOLDER).mkdir(exist_ok=True)
     for docname, path in chapters.items():
-        copy = make_student.student_notebook(nbformat.read(path, as_version=4), path.name)
+        copy = make_student.handout(nbformat.read(path, as_version=4), path.name, edition="student")
         nbformat.write(copy, outdir / _FOLDER / path.name)
         if app.config.hide_solutions:
             source = outdir / "_sources" / (docname + ".ipynb")
