@@ -56,11 +56,19 @@ llm-install: $(VENV_OK)
 llm: llm-install
 	$(PY) -m semvar.llm.local serve --model $(LLM_MODEL) --port $(LLM_PORT)
 
-.PHONY: student figures
+.PHONY: student instructor check-handouts figures
 
-# hand-out copies of the chapters: solutions removed, outputs cleared (student/, git-ignored)
+# hand-out copies of the chapters in plain Jupyter Markdown (open them with .venv/bin/jupyter lab):
+# student/ without solutions and outputs; instructor/ with the solutions (both git-ignored)
 student: $(VENV_OK)
 	$(PY) scripts/make_student.py --source notebooks --dest student
+
+instructor: $(VENV_OK)
+	$(PY) scripts/make_student.py --source notebooks --dest instructor --edition instructor
+
+# every hand-out: no MyST left, valid code, and it runs in a fresh kernel up to its first exercise
+check-handouts: student
+	$(PY) scripts/check_handouts.py student --execute
 
 # every PNG figure stored in the chapters, for slides: figures/<chapter>/<cell>.png (git-ignored)
 figures: $(VENV_OK)
@@ -68,12 +76,15 @@ figures: $(VENV_OK)
 
 .PHONY: book-student pdf
 
-# the student edition: the same sources with sphinx-exercise's hide_solutions (book/_config_student.yml),
-# the hand-out notebooks as its downloads; then a check that no page or notebook holds a solution
+# the student edition, the one to publish (.github/workflows/book.yml does): the same sources with
+# sphinx-exercise's hide_solutions (book/_config_student.yml), the hand-out notebooks as its
+# downloads, into _build/student/html; then a check that no page or notebook holds a solution.
+# `make book` builds the instructor edition (solutions folded on the page) into _build/html.
 book-student: install
 	$(PY) scripts/build_student_book.py --out _build/student
 	$(PY) scripts/check_student_html.py _build/student/html
 
-# the whole book as one PDF (_build/pdf/semvar.pdf): the single-page HTML printed by headless Chromium
+# two PDFs, _build/pdf/semvar-student.pdf (no solutions) and _build/pdf/semvar-instructor.pdf:
+# title page, contents with page numbers, the single-page HTML printed by headless Chromium
 pdf: install
 	$(PY) scripts/make_pdf.py

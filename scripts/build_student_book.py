@@ -54,7 +54,13 @@ def student_config(root: Path = ROOT, overlay: Path = OVERLAY) -> dict:
     return config
 
 
-def build(out: Path) -> int:
+def build(out: Path, builder: str = "html", strict: bool = True, outdir: Path | None = None) -> int:
+    """Build the student edition with ``builder`` into ``outdir`` (default ``<out>/<builder>``).
+
+    ``builder`` is "html" (``make book-student``), "singlehtml" (the student PDF of
+    ``make pdf``) or "latex"; ``strict`` turns warnings into errors (``-W``).
+    Returns 0 when the build succeeded.
+    """
     from jupyter_book.sphinx import build_sphinx
 
     out = Path(out)
@@ -62,10 +68,10 @@ def build(out: Path) -> int:
     path_config = out / "_config.yml"
     path_config.write_text(yaml.safe_dump(student_config(), sort_keys=False, allow_unicode=True), encoding="utf-8")
     result = build_sphinx(
-        ROOT, out / "html", noconfig=True, path_config=str(path_config),
+        ROOT, Path(outdir) if outdir else out / builder, noconfig=True, path_config=str(path_config),
         confoverrides={"external_toc_path": (ROOT / "_toc.yml").as_posix(), "nitpicky": True,
                        "latex_individualpages": False},
-        builder="html", warningiserror=True, keep_going=True,
+        builder=builder, warningiserror=strict, keep_going=True,
     )
     return 1 if isinstance(result, Exception) else int(result)
 
@@ -73,8 +79,10 @@ def build(out: Path) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(ROOT / "_build" / "student"), help="build folder (default: _build/student)")
+    parser.add_argument("--builder", default="html", choices=("html", "singlehtml", "latex"),
+                        help="Sphinx builder (default: html, into <out>/html)")
     args = parser.parse_args(argv)
-    return build(Path(args.out))
+    return build(Path(args.out), builder=args.builder)
 
 
 if __name__ == "__main__":

@@ -287,3 +287,37 @@ def test_two_chapters_run_as_handed_out(handouts, name):
     # the hand-outs are meant to lie beside notebooks/ (student/): run them from a folder at that depth
     ran = check_handouts.run_to_first_exercise(nb, NOTEBOOKS, timeout=300)
     assert ran >= 3
+
+
+# ----------------------------------------------------------------------------- the README's notebook path
+
+
+def _readme_commands():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```bash\n(.*?)```", text, flags=re.S)
+    return [line.split("#")[0].strip() for block in blocks for line in block.splitlines() if line.split("#")[0].strip()]
+
+
+def test_the_readme_make_targets_exist():
+    commands = _readme_commands()
+    targets = set(re.findall(r"^([\w-]+):", (ROOT / "Makefile").read_text(), flags=re.M))
+    used = {word for c in commands if c.startswith("make") for word in c.split()[1:] if "=" not in word}
+    assert {"pdf", "student", "instructor", "check-handouts"} <= used
+    assert used <= targets, used - targets
+
+
+def test_jupyterlab_is_installed_and_the_readme_opens_notebooks_that_exist():
+    """`make` installs JupyterLab (requirements.txt); the README's `jupyter lab` commands name real notebooks."""
+    import subprocess
+
+    bin_dir = Path(sys.executable).parent
+    assert re.search(r"^jupyterlab==\d", (ROOT / "requirements.txt").read_text(), flags=re.M)
+    version = subprocess.run([str(bin_dir / "jupyter"), "lab", "--version"], capture_output=True, text=True,
+                             timeout=120, check=True).stdout.strip()
+    assert int(version.split(".")[0]) >= 4
+    opened = [c.split()[-1] for c in _readme_commands() if c.startswith(".venv/bin/jupyter lab")]
+    assert opened
+    for path in opened:
+        folder, name = path.split("/", 1)
+        # student/ is written by `make student` from notebooks/: the chapter must exist there
+        assert (ROOT / ("notebooks" if folder == "student" else folder) / name).is_file(), path

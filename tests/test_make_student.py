@@ -14,6 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import nbformat  # noqa: E402
 import pytest  # noqa: E402
+import yaml  # noqa: E402
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -401,6 +402,118 @@ def test_pdf_contents_follow_the_toc():
     titles = make_pdf._titles(page)
     assert titles == {"notebooks/01_equivalence_relation": ("1", "The equivalence relation"),
                       "book/notation": ("", "Notation")}
-    toc = make_pdf._toc_html(titles)
-    assert '<a href="#document-notebooks/01_equivalence_relation">1. The equivalence relation</a>' in toc
-    assert "Notation" in toc and "02_judge_random_graph" not in toc  # documents not in the page are left out
+    anchors = make_pdf._anchors(page)
+    assert anchors == {"notebooks/01_equivalence_relation": "a", "book/notation": "n"}
+    toc = make_pdf._toc_html(titles, anchors, {"a": 7}, [("appendix-x", "Cards")])
+    assert '<a href="#a">1. The equivalence relation</a><span class="leader"></span><span class="page">7</span>' in toc
+    assert '<a href="#n">Notation</a><span class="leader"></span><span class="page"></span>' in toc
+    assert "02_judge_random_graph" not in toc  # documents not in the page are left out
+    assert '<li class="part">Appendix<ol><li><span class="entry"><a href="#appendix-x">Cards</a>' in toc
+
+
+def _single_page(tmp_path):
+    """A tiny single-page build: two chapters, an API page with a subpage, a scorecard with cards, folded code."""
+    root = tmp_path / "singlehtml"
+    (root / "_static").mkdir(parents=True)
+    (root / "book").mkdir()
+    hidden_code = ('<div class="cell tag_hide-input"><details class="admonition hide above-input">'
+                   '<summary aria-label="Toggle hidden content"><p class="collapsed admonition-title">Show code cell '
+                   'source</p><p class="expanded admonition-title">Hide code cell source</p></summary>'
+                   '<div class="cell_input"><pre>SECRET_FIGURE_CODE = 1</pre></div></details>'
+                   '<div class="cell_output"><p>the figure</p></div></div>')
+    hidden_output = ('<div class="cell tag_hide-output"><div class="cell_input"><pre>x = 1</pre></div>'
+                     '<details class="admonition hide below-input"><summary aria-label="Toggle hidden content">'
+                     '<p class="collapsed admonition-title">Show code cell output</p></summary>'
+                     '<div class="cell_output"><p>FOLDED_OUTPUT_SHOWN</p></div></details></div>')
+    long_text = "<p>" + "A line of prose. " * 2500 + "</p>"
+    body = (
+        '<span id="document-book/how_to_use"></span><section id="how-to-use"><h1>How to use this book</h1>'
+        "<p>Prose.</p></section>"
+        '<span id="document-notebooks/01_equivalence_relation"></span><section id="the-equivalence-relation">'
+        '<h1><span class="section-number">1. </span>The equivalence relation</h1>'
+        f"{hidden_code}{long_text}</section>"
+        '<span id="document-notebooks/02_judge_random_graph"></span><section id="the-judge">'
+        '<h1><span class="section-number">2. </span>The judge as a random graph</h1>'
+        f"{hidden_output}<p>Chapter two.</p></section>"
+        '<span id="document-notebooks/scorecard"></span><section id="replication-scorecard"><h1>Replication scorecard</h1>'
+        '<p>The table.</p><section id="the-cards"><h2>The cards</h2><p>CARD_DETAIL</p></section></section>'
+        '<span id="document-book/api"></span><section id="api"><h1>API reference</h1><p>API_TEXT</p>'
+        '<span id="document-book/api/spectral"></span><section id="spectral"><h2>Spectral</h2><p>API_SUBPAGE</p>'
+        "</section></section>"
+        '<span id="document-book/bibliography"></span><section id="bibliography"><h1>Bibliography</h1>'
+        "<p>BIBLIOGRAPHY_TEXT</p></section>"
+    )
+    page = root / "book" / "intro.html"
+    page.write_text('<html><head><title>t</title></head><body><nav class="bd-sidebar-primary">SIDEBAR_NAV</nav>'
+                    f'<main><h1>Intro</h1>{body}</main><footer>FOOTER_TEXT</footer></body></html>')
+    return page
+
+
+def test_print_copy_leaves_out_the_api_and_the_folded_code_and_moves_the_cards(tmp_path):
+    page = _single_page(tmp_path)
+    meta = make_pdf.Meta("A book", "student", "The authors", "0.1.0", "2026-01-01")
+    copy = make_pdf.print_page(page, meta)
+    text = copy.path.read_text()
+    assert copy.path == tmp_path / "singlehtml" / "print.html"
+    for gone in ("API_TEXT", "API_SUBPAGE", "SECRET_FIGURE_CODE", "Show code cell", "Hide code cell",
+                 "SIDEBAR_NAV", "FOOTER_TEXT"):
+        assert gone not in text, gone
+    assert copy.buttons_removed == 2 and "FOLDED_OUTPUT_SHOWN" in text and "<summary" not in text
+    # the cards follow the last chapter, as an appendix listed in the contents
+    assert text.index("BIBLIOGRAPHY_TEXT") < text.index("Appendix: The scorecard&#x27;s cards") < text.index("CARD_DETAIL")
+    assert copy.appendices == [("appendix-the-cards", "The scorecard's cards")]
+    # title page, then the contents, then the first chapter
+    assert (text.index('<main class="semvar-print">') < text.index('class="semvar-title-page"') < text.index("<h2>Contents</h2>")
+            < text.index("<h1>Intro</h1>") < text.index("How to use this book</h1>"))
+    assert "Student edition" in text and "Version 0.1.0" in text
+    assert copy.chapters == 2 and "book/api" not in copy.titles
+
+
+def _browser():
+    import shutil
+
+    return next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+
+
+@pytest.mark.skipif(_browser() is None, reason="needs Chromium (apt-get install chromium), as make pdf does")
+def test_printed_contents_carry_the_pages_the_chapters_start_on(tmp_path):
+    page = _single_page(tmp_path)
+    meta = make_pdf.Meta("A book", "instructor", "The authors", "0.1.0", "2026-01-01")
+    out = tmp_path / "book.pdf"
+    copy = make_pdf.print_with_page_numbers(page, out, _browser(), meta)
+    from pypdf import PdfReader
+
+    pages = [p.extract_text() for p in PdfReader(str(out)).pages]
+    starts = make_pdf.destination_pages(out)
+    assert "A book" in pages[0] and "Instructor edition" in pages[0] and "Contents" in pages[1]
+    # title page, contents, the root page's text, how to use; chapter 1 is several pages long:
+    # the chapters after it start later, and the contents say where
+    assert "Intro" in pages[2] and starts["how-to-use"] == 4
+    assert starts["the-equivalence-relation"] == 5 and starts["the-judge"] > 6
+    for anchor, title in [("the-equivalence-relation", "1. The equivalence relation"),
+                          ("the-judge", "2. The judge as a random graph"),
+                          ("appendix-the-cards", "The scorecard's cards")]:
+        n = starts[anchor]
+        assert re.search(rf"{re.escape(title)}\s*{n}\b", pages[1]), (title, n, pages[1])
+        assert title.split(". ")[-1] in pages[n - 1]
+    assert "CARD_DETAIL" in pages[-1] and not any("API_TEXT" in p for p in pages)
+    assert make_pdf.text_counts(out) == (0, 0)
+    assert copy.chapters == 2
+
+
+def test_the_workflow_publishes_the_student_edition_only():
+    """The site on GitHub Pages is the student edition; the instructor edition never reaches it."""
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "book.yml").read_text())
+    steps = workflow["jobs"]["build"]["steps"]
+    runs = [str(step.get("run", "")) for step in steps]
+    pages = [step for step in steps if str(step.get("uses", "")).startswith("actions/upload-pages-artifact")]
+    assert [step["with"]["path"] for step in pages] == ["_build/student/html"]
+    student = next(k for k, run in enumerate(runs) if "make book-student" in run)
+    assert student < steps.index(pages[0])
+    # make book-student ends with the check that fails on any solution
+    assert "check_student_html.py _build/student/html" in (ROOT / "Makefile").read_text()
+    for k, step in enumerate(steps):
+        builds_instructor = re.search(r"\bmake( book)?\s*$", runs[k]) is not None
+        keeps_html = str(step.get("uses", "")).startswith("actions/upload") and step["with"]["path"] == "_build/html"
+        if builds_instructor or keeps_html:
+            assert step.get("if") == "github.event.repository.private", step
