@@ -194,13 +194,26 @@ def _titles(page_html: str) -> dict[str, tuple[str, str]]:
     return out
 
 
+def _anchor(doc: str) -> str:
+    return "pdf-" + re.sub(r"[^A-Za-z0-9_-]", "-", doc)
+
+
 def _anchors(page_html: str) -> dict[str, str]:
-    """docname -> the id of the document's section (where its first page begins)."""
-    out = {}
-    for m in _DOC.finditer(page_html):
-        sid = re.search(r'\bid="([^"]+)"', m.group(2))
-        out[m.group(1)] = sid.group(1) if sid else f"document-{m.group(1)}"
-    return out
+    """docname -> the id that :func:`mark_documents` gives the start of the document."""
+    return {m.group(1): _anchor(m.group(1)) for m in _DOC.finditer(page_html)}
+
+
+def mark_documents(text: str) -> str:
+    """Put an element of a new, unique id (:func:`_anchor`) at the start of each document's section.
+
+    The contents link to these: a section's own id may be used by another element
+    of the single page (a heading of the same title elsewhere), and the document's
+    marker lies before the page break, at the foot of the page before.
+    """
+    def repl(m: re.Match) -> str:
+        return f'{m.group(0)}<span id="{_anchor(m.group(1))}"></span>'
+
+    return re.sub(r'<span id="document-([^"]+)"></span>\s*<section[^>]*>', repl, text)
 
 
 def _element_end(text: str, start: int, tag: str) -> int:
@@ -334,6 +347,7 @@ def print_page(page: Path, meta: Meta, pages: dict[str, int] | None = None) -> P
             text = cut_document(text, doc)
     text, removed = drop_hidden_code(text)
     titles, anchors = _titles(text), _anchors(text)
+    text = mark_documents(text)
     moved, appendices = [], []
     for element_id, title in APPENDICES:
         text, fragment = cut_element(text, element_id)

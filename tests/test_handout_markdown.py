@@ -278,7 +278,7 @@ def test_execution_stops_at_the_first_exercise(tmp_path):
     assert result.problems and "broken before the exercises" in result.problems[0]
 
 
-@pytest.mark.parametrize("name", ["01_equivalence_relation.ipynb", "05_consistency.ipynb"])
+@pytest.mark.parametrize("name", ["04_choosing_k.ipynb", "11_exchangeable_concentration.ipynb"])
 def test_two_chapters_run_as_handed_out(handouts, name):
     """A student hand-out runs in a fresh kernel up to its first exercise (all: make check-handouts)."""
     path = next(p for p in handouts["student"] if p.name == name)

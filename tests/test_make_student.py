@@ -403,10 +403,15 @@ def test_pdf_contents_follow_the_toc():
     assert titles == {"notebooks/01_equivalence_relation": ("1", "The equivalence relation"),
                       "book/notation": ("", "Notation")}
     anchors = make_pdf._anchors(page)
-    assert anchors == {"notebooks/01_equivalence_relation": "a", "book/notation": "n"}
-    toc = make_pdf._toc_html(titles, anchors, {"a": 7}, [("appendix-x", "Cards")])
-    assert '<a href="#a">1. The equivalence relation</a><span class="leader"></span><span class="page">7</span>' in toc
-    assert '<a href="#n">Notation</a><span class="leader"></span><span class="page"></span>' in toc
+    assert anchors == {"notebooks/01_equivalence_relation": "pdf-notebooks-01_equivalence_relation",
+                       "book/notation": "pdf-book-notation"}
+    marked = make_pdf.mark_documents(page)
+    assert '<section id="a"><span id="pdf-notebooks-01_equivalence_relation"></span><span id="x">' in marked
+    assert '<section id="n"><span id="pdf-book-notation"></span><h2>' in marked
+    toc = make_pdf._toc_html(titles, anchors, {"pdf-notebooks-01_equivalence_relation": 7}, [("appendix-x", "Cards")])
+    assert ('<a href="#pdf-notebooks-01_equivalence_relation">1. The equivalence relation</a>'
+            '<span class="leader"></span><span class="page">7</span>') in toc
+    assert '<a href="#pdf-book-notation">Notation</a><span class="leader"></span><span class="page"></span>' in toc
     assert "02_judge_random_graph" not in toc  # documents not in the page are left out
     assert '<li class="part">Appendix<ol><li><span class="entry"><a href="#appendix-x">Cards</a>' in toc
 
@@ -426,15 +431,21 @@ def _single_page(tmp_path):
                      '<p class="collapsed admonition-title">Show code cell output</p></summary>'
                      '<div class="cell_output"><p>FOLDED_OUTPUT_SHOWN</p></div></details></div>')
     long_text = "<p>" + "A line of prose. " * 2500 + "</p>"
+    # a cell output longer than a page, in a box that the theme lets scroll on screen
+    rows = "".join(f"<tr><td>ROW_{k}</td><td>{k}</td></tr>" for k in range(150))
+    long_output = ('<div class="cell docutils container"><div class="cell_output docutils container">'
+                   '<div class="output text_html" style="overflow: auto"><table class="dataframe">'
+                   f"{rows}</table></div></div></div>")
     body = (
         '<span id="document-book/how_to_use"></span><section id="how-to-use"><h1>How to use this book</h1>'
-        "<p>Prose.</p></section>"
+        # an id that chapter 2's section uses too: the contents must not point here
+        '<p>Prose.</p><section id="the-judge"><h2>A section of the same id</h2></section></section>'
         '<span id="document-notebooks/01_equivalence_relation"></span><section id="the-equivalence-relation">'
         '<h1><span class="section-number">1. </span>The equivalence relation</h1>'
         f"{hidden_code}{long_text}</section>"
         '<span id="document-notebooks/02_judge_random_graph"></span><section id="the-judge">'
         '<h1><span class="section-number">2. </span>The judge as a random graph</h1>'
-        f"{hidden_output}<p>Chapter two.</p></section>"
+        f"{hidden_output}<p>Chapter two.</p>{long_output}</section>"
         '<span id="document-notebooks/scorecard"></span><section id="replication-scorecard"><h1>Replication scorecard</h1>'
         '<p>The table.</p><section id="the-cards"><h2>The cards</h2><p>CARD_DETAIL</p></section></section>'
         '<span id="document-book/api"></span><section id="api"><h1>API reference</h1><p>API_TEXT</p>'
@@ -488,15 +499,19 @@ def test_printed_contents_carry_the_pages_the_chapters_start_on(tmp_path):
     assert "A book" in pages[0] and "Instructor edition" in pages[0] and "Contents" in pages[1]
     # title page, contents, the root page's text, how to use; chapter 1 is several pages long:
     # the chapters after it start later, and the contents say where
-    assert "Intro" in pages[2] and starts["how-to-use"] == 4
-    assert starts["the-equivalence-relation"] == 5 and starts["the-judge"] > 6
-    for anchor, title in [("the-equivalence-relation", "1. The equivalence relation"),
-                          ("the-judge", "2. The judge as a random graph"),
+    assert "Intro" in pages[2] and starts["pdf-book-how_to_use"] == 4
+    one, two = starts["pdf-notebooks-01_equivalence_relation"], starts["pdf-notebooks-02_judge_random_graph"]
+    assert one == 5 and two > 6
+    for anchor, title in [("pdf-notebooks-01_equivalence_relation", "1. The equivalence relation"),
+                          ("pdf-notebooks-02_judge_random_graph", "2. The judge as a random graph"),
                           ("appendix-the-cards", "The scorecard's cards")]:
         n = starts[anchor]
         assert re.search(rf"{re.escape(title)}\s*{n}\b", pages[1]), (title, n, pages[1])
         assert title.split(". ")[-1] in pages[n - 1]
     assert "CARD_DETAIL" in pages[-1] and not any("API_TEXT" in p for p in pages)
+    # the long output runs on over the page break instead of being cut at the foot of a page
+    text = "\n".join(pages)
+    assert all(f"ROW_{k}" in text for k in range(150))
     assert make_pdf.text_counts(out) == (0, 0)
     assert copy.chapters == 2
 
