@@ -79,6 +79,9 @@ PRINT_CSS = """
   span[id^="document-"] + section, .semvar-appendix { break-before: page; }
   h1, h2, h3, h4 { break-after: avoid; }
   img, figure, .cell_output img { max-width: 100% !important; break-inside: avoid; }
+  /* myst-nb writes each figure's width and height inline: keep the width within the column and the
+     shape, and the height within a page, or a figure that cannot fit leaves a blank page before it */
+  img { height: auto !important; max-height: 21cm !important; object-fit: contain; }
   .toggle-hidden { display: block !important; visibility: visible !important; opacity: 1 !important;
         height: auto !important; }
   pre { white-space: pre-wrap !important; word-break: break-word; }

@@ -454,6 +454,15 @@ def _single_page(tmp_path):
         '<span id="document-book/bibliography"></span><section id="bibliography"><h1>Bibliography</h1>'
         "<p>BIBLIOGRAPHY_TEXT</p></section>"
     )
+    # a figure that myst-nb sized inline, taller than the rest of its page (and than a page, if kept)
+    fig, ax = plt.subplots(figsize=(6, 5))
+    ax.plot([0, 1], [0, 1])
+    (root / "_images").mkdir()
+    fig.savefig(root / "_images" / "tall.png")
+    plt.close(fig)
+    body = body.replace("<p>Chapter two.</p>", '<p>Chapter two.</p><div class="cell_output"><figure id="fig-tall">'
+                        '<img src="_images/tall.png" style="width: 1207px; height: 1034px;" />'
+                        "<figcaption><p>TALL_FIGURE_CAPTION</p></figcaption></figure></div>")
     page = root / "book" / "intro.html"
     page.write_text('<html><head><title>t</title></head><body><nav class="bd-sidebar-primary">SIDEBAR_NAV</nav>'
                     f'<main><h1>Intro</h1>{body}</main><footer>FOOTER_TEXT</footer></body></html>')
@@ -511,6 +520,10 @@ def test_printed_contents_carry_the_pages_the_chapters_start_on(tmp_path):
     assert "CARD_DETAIL" in pages[-1] and not any("API_TEXT" in p for p in pages)
     # the long output runs on over the page break instead of being cut at the foot of a page
     text = "\n".join(pages)
+    # no page is left blank (a figure kept at its inline height does not fit on the rest of a page)
+    reader = PdfReader(str(out))
+    blank = [k + 1 for k, p in enumerate(reader.pages) if not p.images and len(pages[k].split()) <= 1]
+    assert blank == [] and "TALL_FIGURE_CAPTION" in text
     assert all(f"ROW_{k}" in text for k in range(150))
     assert make_pdf.text_counts(out) == (0, 0)
     assert copy.chapters == 2
