@@ -78,6 +78,9 @@ PRINT_CSS = """
   .cell_output, .output, div.highlight, .pst-scrollable-table-container { max-width: 100%; overflow: hidden !important; }
   span[id^="document-"] + section, .semvar-appendix { break-before: page; }
   h1, h2, h3, h4 { break-after: avoid; }
+  /* a chapter's last box (an exercise) may end at the foot of a page: its bottom margin alone
+     would then fill a page of its own before the next chapter */
+  section > :last-child, section:last-child { margin-bottom: 0 !important; }
   img, figure, .cell_output img { max-width: 100% !important; break-inside: avoid; }
   /* myst-nb writes each figure's width and height inline: keep the width within the column and the
      shape, and the height within a page, or a figure that cannot fit leaves a blank page before it */
@@ -125,6 +128,7 @@ class Counts:
     numbered_figures: int
     solutions: int = 0
     show_code_buttons: int = 0
+    blank_pages: tuple = ()
 
 
 @dataclass
@@ -498,6 +502,14 @@ def text_counts(path: Path) -> tuple[int, int]:
     return len(_SOLUTION.findall(text)), len(_BUTTON.findall(text))
 
 
+def blank_pages(path: Path) -> list[int]:
+    """The pages (1 for the first) that print nothing but their number: no image, at most one word."""
+    from pypdf import PdfReader
+
+    return [k + 1 for k, page in enumerate(PdfReader(str(path)).pages)
+            if not page.images and len((page.extract_text() or "").split()) <= 1]
+
+
 def print_with_page_numbers(page: Path, out: Path, chromium: str, meta: Meta, rounds: int = 3) -> PrintCopy:
     """Print ``page`` until the page numbers written into its contents are the pages the entries start on."""
     pages: dict[str, int] = {}
@@ -519,7 +531,8 @@ def make_edition(edition: str, chromium: str, skip_build: bool, strict: bool) ->
     copy = print_with_page_numbers(page, out, chromium, _meta(edition))
     pages, outline, images = count_pdf(out)
     solutions, buttons = text_counts(out)
-    return out, Counts(pages, outline, images, copy.chapters, copy.figures, copy.numbered_figures, solutions, buttons)
+    return out, Counts(pages, outline, images, copy.chapters, copy.figures, copy.numbered_figures, solutions, buttons,
+                       tuple(blank_pages(out)))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -537,12 +550,15 @@ def main(argv: list[str] | None = None) -> int:
               f"{c.pages} pages, {c.chapters} numbered chapters, {c.figures} figures "
               f"({c.numbered_figures} with a numbered caption), {c.pdf_images} images in the PDF, "
               f"{c.outline_entries} outline entries; {c.solutions} solutions, "
-              f"{c.show_code_buttons} 'Show code cell' buttons in its text")
+              f"{c.show_code_buttons} 'Show code cell' buttons in its text, {len(c.blank_pages)} blank pages")
         if c.pages == 0 or c.chapters == 0:
             print(f"  the {edition} PDF has no pages or no chapters")
             failed = True
         if c.show_code_buttons:
             print(f"  the {edition} PDF prints a 'Show code cell' button")
+            failed = True
+        if c.blank_pages:
+            print(f"  the {edition} PDF has blank pages: {list(c.blank_pages)}")
             failed = True
         if edition == "student" and c.solutions:
             print("  the student PDF holds solutions")
