@@ -111,7 +111,7 @@ from ._validation import (
 )
 from .entropy import empirical_entropy, entropy_from_counts
 from .graph import all_pairs, check_judged, judge_graph
-from .select_k import METHODS, KSelection, is_registered, select_with_core
+from .select_k import METHODS, KSelection, select_with_core
 from .spectral import canonical_labels
 from .spectral_variants import von_neumann_entropy
 
@@ -126,9 +126,26 @@ __all__ = [
 #: Graphs of at most this many texts take the small-graph path (see the module notes).
 FAST_N = 300
 
-#: Batches of fewer prompts than this run in this process whatever ``n_jobs`` says (on joblib's
-#: local backends): starting workers costs more than such a batch.
-PARALLEL_MIN = 5000
+#: Seconds a local joblib worker takes to start: a new process that imports numpy, scipy, scikit-learn
+#: and this package (1.7 s measured on the two-core machine of ``data/bench_prompts.txt``; workers
+#: start together, one per free core).  :func:`semantic_spectral_entropies` starts workers only where
+#: the work it measured saves more than this.
+WORKER_START_S = 1.7
+
+#: Seconds of prompts :func:`semantic_spectral_entropies` solves in this process, timing them, before
+#: it decides whether workers would pay (at least one chunk).
+PROBE_S = 0.2
+
+#: Prompts of a generator read ahead to learn how many remain (with ``n_jobs`` other than 1).
+READ_AHEAD = 5000
+
+#: Share of the serial time that workers must save for the call to start them: the estimate of the
+#: remaining work is read from a fraction of a second of it, so a pool that saves less is not started.
+_POOL_GAIN = 0.8
+
+#: When the last pool of local workers finished and how many it held: joblib keeps them (loky's
+#: reusable executor) for 300 s of idleness, so a call soon after starts none.
+_WARM = {"until": 0.0, "workers": 0}
 
 
 class UnresolvedError(ValueError):
@@ -548,8 +565,8 @@ def semantic_spectral_entropies(
         One pair per prompt: the prompt's ``n_i`` texts and the judge to ask
         about their pairs (as for :func:`semantic_spectral_entropy`).  A
         generator is consumed lazily, so memory does not grow with the number
-        of prompts (with ``n_jobs`` other than 1, up to :data:`PARALLEL_MIN`
-        problems are read ahead to decide whether to start workers).
+        of prompts (with ``n_jobs`` other than 1, up to :data:`READ_AHEAD`
+        problems are read ahead to learn how much work remains).
     k : int, str or sequence of int, default="auto"
         The number of meanings of every prompt, a rule name
         (:data:`semvar.select_k.METHODS`), or one int per prompt (exactly
@@ -564,9 +581,18 @@ def semantic_spectral_entropies(
         :func:`joblib.parallel_config` context sets (for a cluster:
         ``parallel_config(backend="dask")`` with a ``dask.distributed``
         client, and ``n_jobs=-1``).  Never more workers than chunks of
-        prompts, nor, on joblib's local backends, than this machine's CPUs;
-        a batch of fewer than :data:`PARALLEL_MIN` prompts runs in this
-        process on the local backends (starting workers would cost more).
+        prompts, nor, on joblib's local backends, than this machine's CPUs.
+        On the local backends workers are started only where they pay:
+        the first prompts (:data:`PROBE_S` seconds of them, at least one
+        chunk) are solved in this process and timed, and the rest go to
+        ``w`` workers only when ``start + rest / w`` is at most 0.8 of the
+        serial estimate ``rest``, ``start`` being :data:`WORKER_START_S`
+        (0 while a pool started by an earlier call is still alive); else
+        they too are solved here, so ``n_jobs=2`` costs at most the probe's
+        timing over ``n_jobs=1``.  For 20 texts a prompt and a simulated
+        judge (about 0.3 ms a prompt) that is serial below some 20,000
+        prompts; a judge that waits on a server (an LLM) makes each prompt
+        slow, and workers start after the first chunk.
     random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, default=None
         Turned into one :class:`numpy.random.SeedSequence` ``S``; prompt ``i``
         uses ``numpy.random.default_rng(S.spawn(m)[i])``, so every prompt's
@@ -660,9 +686,9 @@ def semantic_spectral_entropies(
     if k_list is not None and total is not None and len(k_list) != total:
         raise ValueError(f"k must have one entry per problem: got {len(k_list)} entries for {total} problems")
     items = _with_k(problems, k_list, k_all)
-    n_jobs, items = _workers(n_jobs, items, total, chunk_size)
+    n_jobs, items, total = _workers(n_jobs, items, total, chunk_size)
     args = (k_max, laplacian, seq.entropy, tuple(seq.spawn_key), seq.pool_size, errors == "skip", max_unresolved)
-    results = _chunk_results(_chunks(items, chunk_size), args, n_jobs)
+    results = _chunk_results(_chunks(items, chunk_size), args, n_jobs, total)
     h_parts, k_parts, c_parts, skipped = _gather(results, total, progress, errors)
     if skipped:
         shown = "; ".join(_failure_message(i, exc) for i, exc in skipped[:5])
@@ -685,14 +711,64 @@ def _check_n_jobs(n_jobs):
     return n_jobs
 
 
-def _chunk_results(chunks, args: tuple, n_jobs):
-    """The results of :func:`_solve_chunk` for every chunk, in order: here, or from joblib's workers."""
+def _chunk_results(chunks, args: tuple, n_jobs, total):
+    """The results of :func:`_solve_chunk` for every chunk, in order: here, or from joblib's workers.
+
+    On joblib's local backends the first chunks are solved here and timed, and workers are started
+    for the rest only where they pay (:func:`_pool_pays`); other backends (a cluster) get every chunk.
+    """
     if n_jobs == 1:
         return (_solve_chunk(start, chunk, *args) for start, chunk in chunks)
+    if not _local_backend():
+        return _parallel(chunks, args, n_jobs)
+    return _probe_then_decide(chunks, args, n_jobs, total)
+
+
+def _parallel(chunks, args: tuple, n_jobs):
     from joblib import Parallel, delayed  # joblib's workers only when asked for
 
     return Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_solve_chunk)(start, chunk, *args)
                                                            for start, chunk in chunks)
+
+
+def _probe_then_decide(chunks, args: tuple, n_jobs: int, total):
+    """Solve chunks here for :data:`PROBE_S` seconds (at least one), then the rest here or on ``n_jobs`` workers."""
+    import time
+
+    chunks = iter(chunks)
+    done, t0 = 0, time.perf_counter()
+    for start, chunk in chunks:
+        yield _solve_chunk(start, chunk, *args)
+        done += len(chunk)
+        if time.perf_counter() - t0 >= PROBE_S:
+            break
+    else:
+        return
+    elapsed = time.perf_counter() - t0
+    rest = (READ_AHEAD if total is None else total) - done  # a long generator: at least its head remains
+    if rest > 0 and _pool_pays(elapsed / done * rest, n_jobs):
+        try:
+            yield from _parallel(chunks, args, n_jobs)
+        finally:
+            _WARM.update(until=time.monotonic() + 250.0, workers=n_jobs)
+        return
+    for start, chunk in chunks:
+        yield _solve_chunk(start, chunk, *args)
+
+
+def _pool_pays(serial_s: float, workers: int) -> bool:
+    """Whether ``workers`` local workers finish an estimated ``serial_s`` seconds of work clearly sooner than here."""
+    import time
+
+    warm = _WARM["workers"] >= workers and time.monotonic() < _WARM["until"]
+    start = 0.0 if warm else WORKER_START_S
+    return start + serial_s / workers <= _POOL_GAIN * serial_s
+
+
+def _local_backend() -> bool:
+    from joblib.parallel import get_active_backend
+
+    return type(get_active_backend()[0]).__name__ in _LOCAL_BACKENDS
 
 
 def _gather(results, total, progress: bool, errors: str):
@@ -751,9 +827,10 @@ _LOCAL_BACKENDS = ("LokyBackend", "MultiprocessingBackend", "ThreadingBackend", 
 
 
 def _workers(n_jobs, items, total, chunk_size: int):
-    """The number of workers to start (capped) and the items (a generator's first ones may have been read)."""
+    """The number of workers to start at most (capped), the items (a generator's first ones may have been
+    read) and the number of problems (None: a generator longer than :data:`READ_AHEAD`)."""
     if n_jobs == 1:
-        return 1, items
+        return 1, items, total
     from joblib.parallel import get_active_backend
 
     backend, configured = get_active_backend()
@@ -761,24 +838,21 @@ def _workers(n_jobs, items, total, chunk_size: int):
     if local and n_jobs is None:  # joblib's default: what parallel_config set, else one
         n_jobs = 1 if configured is None else configured
         if n_jobs == 1:
-            return 1, items
+            return 1, items, total
     if local and total is None:
-        head = list(itertools.islice(items, PARALLEL_MIN))
-        total_seen = len(head)
+        head = list(itertools.islice(items, READ_AHEAD))
         items = itertools.chain(head, items)
-        if total_seen < PARALLEL_MIN:
-            total = total_seen
-    if local and total is not None and total < PARALLEL_MIN:
-        return 1, items
+        if len(head) < READ_AHEAD:
+            total = len(head)
     cap = None if total is None else max(1, -(-total // chunk_size))  # chunks
     if local:
         cpus = os.cpu_count() or 1
         wanted = n_jobs if n_jobs > 0 else max(1, cpus + 1 + n_jobs)
         cap = min(cpus, wanted) if cap is None else min(cap, cpus, wanted)
-        return (1 if cap == 1 else cap), items
+        return (1 if cap == 1 else cap), items, total
     if cap is not None and n_jobs is not None and (n_jobs < 0 or n_jobs > cap):
-        return cap if cap > 1 else 1, items
-    return n_jobs, items
+        return cap if cap > 1 else 1, items, total
+    return n_jobs, items, total
 
 
 def _concat(parts, dtype) -> np.ndarray:
@@ -863,8 +937,7 @@ def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, 
         for j, ((problem, k), i) in enumerate(zip(chunk, range(start, start + m))):
             try:
                 A, O, rng = _judge_problem(problem, k, i, entropy, spawn_key, pool_size)
-                if (k == "auto" and laplacian == "normalized" and A.shape[0] <= FAST_N and O is None
-                        and _batched_ok()):
+                if k == "auto" and laplacian == "normalized" and A.shape[0] <= FAST_N and O is None and BATCHED:
                     queued.append((j, A, rng))
                     continue
                 hj, _, sel = _partly_judged(A, O, k, k_max, laplacian, rng, max_unresolved)
@@ -887,20 +960,10 @@ def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, 
     return h, ks, conf, failures
 
 
-#: Whether :func:`semantic_spectral_entropies` solves small ``k="auto"`` problems together (see :mod:`semvar._batched`).
+#: Whether :func:`semantic_spectral_entropies` solves small ``k="auto"`` problems together
+#: (:func:`semvar._batched.auto_entropies`) or one at a time (:func:`graph_entropy`'s route).  Both run
+#: the same code (one graph is a batch of one), so the switch changes the speed, not the results.
 BATCHED = True
-# what the batched engine reproduces, by code object: a replacement of the function (even one
-# that also rebinds every other name of it) or of the rule's registry entry is seen
-_CLUSTERING_CODE = spectral.spectral_clusters.__code__
-
-
-def _batched_ok() -> bool:
-    """The batched engine stands in for :func:`semvar.spectral.spectral_clusters` and the "auto" rule
-    only while they are the ones it reproduces: a replaced clustering or rule reaches every prompt
-    through the per-problem path."""
-    if not BATCHED or getattr(spectral.spectral_clusters, "__code__", None) is not _CLUSTERING_CODE:
-        return False
-    return is_registered("auto")
 
 
 def _picklable(exc: BaseException) -> BaseException:

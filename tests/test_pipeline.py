@@ -17,6 +17,12 @@ from semvar.pipeline import graph_entropy, semantic_spectral_entropies, semantic
 from semvar.spectral import canonical_labels
 
 
+def _workers_always(monkeypatch):
+    """Workers for the rest of any batch once its first chunk is solved (no start-up cost, no probe)."""
+    monkeypatch.setattr(pipeline, "WORKER_START_S", 0.0)
+    monkeypatch.setattr(pipeline, "PROBE_S", 0.0)
+
+
 def _problems(m, seed=0, sizes=(4, 6, 10), p=0.87, q=0.07):
     truth = block_labels(list(sizes))
     texts = [f"answer {i}" for i in range(truth.size)]
@@ -85,8 +91,9 @@ def test_semantic_spectral_entropy_fast_path_equals_general(monkeypatch):
 
 
 def test_one_spectral_clustering_a_broken_one_reaches_the_small_graph_path(monkeypatch):
-    """Only semvar.spectral.spectral_clusters replaced: every small-graph result changes, the batch's included."""
-    from semvar import spectral
+    """The one k-means of small graphs (semvar._kmeans.kmeans_many) edited to put every text in cluster 0: every
+    small-graph result changes, the batch's included (the batch runs the same code, stacked)."""
+    from semvar import _kmeans
 
     A = np.kron(np.eye(3), np.ones((4, 4))) - np.eye(12)
     A[0, 4] = A[4, 0] = A[4, 8] = A[8, 4] = 1  # one graph: a graph in components has each one clustered alone
@@ -107,16 +114,12 @@ def test_one_spectral_clustering_a_broken_one_reaches_the_small_graph_path(monke
     assert before[0] == pytest.approx(np.log(3)) and before[1] == pytest.approx(np.log(3))
     assert before[3] == pytest.approx(np.log(3)) and before[4] == pytest.approx([np.log(3)] * 3)
 
-    calls = []
+    def broken(X, k, rngs, *, n_init=10, max_iter=300):  # every text in cluster 0
+        return np.zeros(X.shape[:2], dtype=np.int64), np.zeros(X.shape[0])
 
-    def broken(adjacency, k, **kwargs):  # every text in cluster 0
-        calls.append(adjacency.shape[0])
-        return np.zeros(adjacency.shape[0], dtype=np.int64)
-
-    monkeypatch.setattr(spectral, "spectral_clusters", broken)  # the one attribute, nothing else
+    monkeypatch.setattr(_kmeans.kmeans_many, "__code__", broken.__code__)  # as an edit of its source would
     after = run()
     assert after[:4] == (0.0, 0.0, 0.0, 0.0) and after[4] == [0.0] * 3
-    assert calls == [12] * 7  # three graphs, one text set, three prompts of the batch: each clustered once
 
 
 def test_one_spectral_clustering_reaches_the_sparse_route(monkeypatch):
@@ -204,7 +207,7 @@ def test_batch_chunking_generators_and_given_k():
 
 
 def test_batch_in_parallel_equals_serial(monkeypatch):
-    monkeypatch.setattr(pipeline, "PARALLEL_MIN", 0)  # two workers even for this small batch
+    _workers_always(monkeypatch)  # two workers even for this small batch
     problems = _problems(24, seed=20)
     serial = semantic_spectral_entropies(problems, random_state=3, chunk_size=4, return_k=True)
     parallel = semantic_spectral_entropies(_problems(24, seed=20), n_jobs=2, random_state=3, chunk_size=4, return_k=True)

@@ -14,14 +14,13 @@ Private to the subpackage; :data:`METHODS` is re-exported by the package.
 from __future__ import annotations
 
 import inspect
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from ._common import KSelection, _check_verdicts
 
-__all__ = ["Rule", "RULES", "METHODS", "register", "run", "is_registered"]
+__all__ = ["Rule", "RULES", "METHODS", "register", "run"]
 
 
 @dataclass(frozen=True)
@@ -51,9 +50,6 @@ class Rule:
         The rule draws random numbers (folds, k-means seeds); only such a rule's runner is given the generator.
     combines : bool
         The rule asks other rules (it cannot be one of :func:`semvar.select_k.consensus`'s votes).
-    core : callable or None
-        The private function that does the rule's work, where ``function`` and ``runner`` only
-        wrap it (a fast twin of the rule, such as the batched engine, checks that it is unchanged).
     defaults : mapping
         The keyword-only defaults of ``function`` (``random_state`` and ``observed`` apart).
     """
@@ -66,7 +62,6 @@ class Rule:
     sparse: bool = False
     random_state: bool = False
     combines: bool = False
-    core: Callable[..., KSelection] | None = None
     defaults: MappingProxyType = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -94,21 +89,7 @@ def register(*rules: Rule) -> None:
         if rule.name in RULES:
             raise ValueError(f"a rule named {rule.name!r} is registered already")
         RULES[rule.name] = rule
-        _REGISTERED[rule.name] = rule
         METHODS[rule.name] = rule.function
-
-
-_REGISTERED: dict[str, Rule] = {}
-
-
-def is_registered(name: str) -> bool:
-    """Whether rule ``name`` is still the one registered, and every function it is made of is still
-    bound under its own name in its own module (nothing has replaced it since the package was loaded)."""
-    rule = RULES.get(name)
-    if rule is None or rule is not _REGISTERED.get(name):
-        return False
-    parts = (rule.function, rule.runner) + ((rule.core,) if rule.core is not None else ())
-    return all(getattr(sys.modules.get(f.__module__), f.__name__, None) is f for f in parts)
 
 
 def run(A, name: str, k_max: int, rng, spectrum=None, observed=None) -> KSelection:
