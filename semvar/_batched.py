@@ -33,6 +33,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from scipy.special import betaln, gammaln
 
 from ._kmeans import kmeans_many, pivoted_many
@@ -61,7 +63,8 @@ def spectra(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     clustering's arithmetic is defined on).
     """
     s = 1.0 / np.sqrt(C.sum(2))
-    M = C * s[:, :, None] * s[:, None, :]
+    M = C * s[:, :, None]
+    M *= s[:, None, :]
     w, V = np.linalg.eigh(M)
     return w[:, ::-1], V[:, :, ::-1]
 
@@ -96,9 +99,10 @@ def icl_scores(C: np.ndarray, w: np.ndarray, V: np.ndarray, kc_max: int, floor: 
 def _icl_judge(A: np.ndarray, z: np.ndarray, k: int, e_all: np.ndarray, N_all: float):
     """The judge-model ICL of each graph ``A[b]`` with labels ``z[b]`` in ``0..k-1``, and whether every cluster is used."""
     n = A.shape[1]
-    nk = (z[:, :, None] == np.arange(k)).sum(1)  # (B, k) cluster sizes
+    Z = (z[:, :, None] == np.arange(k)).astype(float)  # (B, n, k) cluster indicators
+    nk = Z.sum(1)  # (B, k) cluster sizes
     valid = nk.min(1) > 0
-    e_in = (A * (z[:, :, None] == z[:, None, :])).sum(axis=(1, 2)) / 2.0
+    e_in = np.einsum("bnk,bnk->b", Z, np.matmul(A, Z)) / 2.0  # trace(Z^T A Z) / 2: exact for 0/1 verdicts
     N_in = (nk * (nk - 1.0)).sum(1) / 2.0
     verdicts = betaln(e_in + 1.0, N_in - e_in + 1.0)
     with np.errstate(invalid="ignore"):
@@ -140,52 +144,144 @@ def choose(scores: np.ndarray, mu: np.ndarray, small: bool | np.ndarray):
 def auto_entropies(
     graphs: Sequence[np.ndarray], rngs: Sequence[np.random.Generator] | Callable[[int], np.random.Generator],
     k_max: int,
-) -> list[tuple[float, int, float] | None]:
-    """``(entropy, K, confidence)`` of each dense judged graph with ``k="auto"``, or None where not handled.
+) -> list[tuple[float, int, float]]:
+    """``(entropy, K, confidence)`` of each dense, fully judged graph with ``k="auto"`` (confidence NaN where none).
 
-    ``graphs`` are dense 0/1 float adjacencies (no self-loops) of at most a few
-    hundred texts, a sequence or an ``(m, n, n)`` stack; ``rngs`` their
-    generators, or a function of the graph's index that makes it (called only
-    for graphs that draw: one draw for the final k-means when ``K_core > 1``).
-    Graphs whose core (texts with an edge) has fewer than three texts, or is
-    in several connected components (the rule then runs on each component),
-    are left to the caller (entry None).
+    ``graphs`` are dense 0/1 (or [0, 1]-weighted) float adjacencies without
+    self-loops of at most a few hundred texts, a sequence or an ``(m, n, n)``
+    stack; ``rngs`` their generators, or a function of the graph's index that
+    makes it (called only for graphs that draw: one draw for the k-means of
+    each part with more than one meaning, in the order of the parts).
+
+    What :func:`semvar.pipeline.graph_entropy` does for one graph: a text
+    without an edge is a meaning of its own; the texts with an edge (the
+    core) are split into their connected components (the parts, numbered by
+    first text); a part of fewer than three texts is one meaning, and each
+    other part is a problem of the stack: the rule's ``K`` for it
+    (:func:`choose`, the eigengap helping when the whole core has at most
+    :data:`AUTO_SMALL` texts), then ten k-means restarts on its spectrum.
+    The confidence is the product of the parts' (NaN when no part had a rule
+    to run).
     """
     rng_of = rngs if callable(rngs) else rngs.__getitem__
-    out: list = [None] * len(graphs)
-    groups: dict[int, list[int]] = {}
-    cores, keeps = {}, {}
-    if isinstance(graphs, np.ndarray) and graphs.ndim == 3 and len(graphs):
-        full = np.flatnonzero((graphs.sum(2) > 0).all(1))  # no isolated text: the core is the graph
-        if graphs.shape[1] >= 3 and full.size:
-            groups[graphs.shape[1]] = full.tolist()
-        rest = np.setdiff1d(np.arange(len(graphs)), full).tolist()
-        for i in full.tolist():
-            keeps[i] = None
-    else:
-        rest = range(len(graphs))
-    for i in rest:
+    m = len(graphs)
+    # the problems of the stack: (graph, core, texts of the part in the graph, whole core small)
+    problems: list[tuple[int, np.ndarray, np.ndarray | None, bool]] = []
+    plan: dict[int, tuple] = {}  # graph -> (n, isolated texts, parts as index arrays in order) for the others
+    stacked = isinstance(graphs, np.ndarray) and graphs.ndim == 3 and m > 0
+    simple = np.zeros(m, dtype=bool)
+    if stacked and graphs.shape[1] >= 3:
+        rows = np.flatnonzero((graphs.sum(2) > 0).all(1))  # no isolated text
+        simple[rows[_connected(graphs[rows])]] = True
+    for i in range(m):
+        if simple[i]:
+            continue
         A = graphs[i]
-        n = A.shape[0]
-        if n < 3:
-            continue
         keep = A.sum(1) > 0
-        m = n - int(np.count_nonzero(keep))
-        core = A if m == 0 else A[np.ix_(keep, keep)]
-        if core.shape[0] < 3:
-            continue
-        cores[i], keeps[i] = core, keep
-        groups.setdefault(core.shape[0], []).append(i)
-    for nc, idx in groups.items():
-        C = graphs[idx] if isinstance(graphs, np.ndarray) and all(i not in cores for i in idx) else \
-            np.stack([cores[i] if i in cores else graphs[i] for i in idx])
-        one = _connected(C)
-        if not one.all():
-            idx = [i for i, ok in zip(idx, one) if ok]
-            C = C[one]
-        if idx:
-            _auto_group(nc, idx, C, graphs, keeps, rng_of, k_max, out)
+        core_idx = np.flatnonzero(keep)
+        parts = _parts(A[np.ix_(keep, keep)]) if core_idx.size else []
+        small = core_idx.size <= AUTO_SMALL
+        ran = []
+        for p in parts:
+            if p.size >= 3:
+                ran.append(p)
+                problems.append((i, A[np.ix_(core_idx[p], core_idx[p])], core_idx[p], small))
+        plan[i] = (A.shape[0], np.flatnonzero(~keep), [core_idx[p] for p in parts], len(ran))
+    n_all = graphs.shape[1] if stacked else 0
+    # every problem's K and confidence, solved by size
+    k_of: dict[int, int] = {}
+    conf_of: dict[int, float] = {}
+    V_of: dict[int, tuple] = {}
+    groups: dict[int, list[int]] = {}
+    simple_rows = np.flatnonzero(simple)
+    for j, (_, C, _, _) in enumerate(problems):
+        groups.setdefault(C.shape[0], []).append(j)
+    solved = []  # (size, problem ids or None for the simple graphs, ks, confs, V)
+    if simple_rows.size:
+        C = graphs[simple_rows]
+        solved.append((n_all, None, *_rule(C, min(k_max, n_all - 1), n_all <= AUTO_SMALL)))
+    for nc, js in groups.items():
+        C = np.stack([problems[j][1] for j in js])
+        smalls = np.array([problems[j][3] for j in js])
+        solved.append((nc, js, *_rule(C, min(k_max, nc - 1), smalls)))
+    for nc, js, kc, conf, V in solved:
+        for b in range(kc.size):
+            key = int(simple_rows[b]) if js is None else ~js[b]  # graphs by index, problems by ~index
+            k_of[key], conf_of[key], V_of[key] = int(kc[b]), float(conf[b]), (V, b)
+    # the draws: each graph's parts in order (a simple graph is one part)
+    seeds: dict[int, int] = {}
+    part_ids: dict[int, list[int]] = {}
+    for j, (i, _, _, _) in enumerate(problems):
+        part_ids.setdefault(i, []).append(~j)
+    for i in range(m):
+        for key in ([i] if simple[i] else part_ids.get(i, [])):
+            if k_of[key] > 1:
+                seeds[key] = int(rng_of(i).integers(2**31 - 1))
+    # the clusters: ten restarts on each problem's spectrum, problems of the same size and K together
+    labels_of: dict[int, np.ndarray] = {}
+    by: dict[tuple, list[int]] = {}
+    for key in seeds:
+        V, b = V_of[key]
+        by.setdefault((id(V), k_of[key]), []).append(key)
+    for (_, k), keys in by.items():
+        V = V_of[keys[0]][0]
+        rows = np.array([V_of[key][1] for key in keys])
+        labs, _ = kmeans_many(V[rows][:, :, :k], k, [np.random.default_rng(seeds[key]) for key in keys],
+                              n_init=_N_INIT)
+        for key, lab in zip(keys, canonical_rows(labs, k)):
+            labels_of[key] = lab
+    out: list = [None] * m
+    # simple graphs: their entropies together, by number of clusters found (a k-means answer may leave a cluster
+    # empty), so that every row holds the positive counts entropies() sums
+    if simple_rows.size:
+        L = np.zeros((simple_rows.size, n_all), dtype=np.int64)
+        for r, i in enumerate(simple_rows.tolist()):
+            if i in labels_of:
+                L[r] = labels_of[i]
+        L = np.where((np.array([k_of[i] for i in simple_rows.tolist()]) > 1)[:, None], L, 0)
+        found = _n_used(L)
+        for p in np.unique(found).tolist():
+            rs = np.flatnonzero(found == p)
+            h = entropies(_counts(L[rs], p))
+            for r, hr in zip(rs.tolist(), h.tolist()):
+                i = int(simple_rows[r])
+                out[i] = (hr, k_of[i], conf_of[i])
+    for i, (n, isolated, parts, ran) in plan.items():
+        labels = np.empty(n, dtype=np.int64)
+        offset, confs, r = 0, [], 0
+        for p in parts:
+            if p.size >= 3:
+                key = part_ids[i][r]
+                r += 1
+                kc = k_of[key]
+                confs.append(conf_of[key])
+                labels[p] = offset + (labels_of[key] if kc > 1 else 0)
+            else:
+                kc = 1
+                labels[p] = offset
+            offset += kc
+        labels[isolated] = offset + np.arange(isolated.size)
+        counts = np.bincount(canonical_rows(labels[None], offset + isolated.size)[0]) if n else np.zeros(0)
+        conf = float(np.prod(confs)) if confs else float("nan")
+        out[i] = (entropy_from_counts(counts) if n else float("nan"), offset + int(isolated.size), conf)
     return out
+
+
+def _rule(C: np.ndarray, kc_max: int, small):
+    """The "auto" rule on a stack of connected cores: ``(K, confidence, eigenvectors)`` of each."""
+    w, V = spectra(C)
+    scores, _ = icl_scores(C, w, V, kc_max)
+    kc, conf, _, _, _ = choose(scores, w[:, : kc_max + 1], small)
+    return kc, conf, V
+
+
+def _parts(core: np.ndarray) -> list[np.ndarray]:
+    """The connected components of a core (every text has an edge), numbered by their first texts."""
+    count, labels = connected_components(sp.csr_array(core), directed=False)
+    if count == 1:
+        return [np.arange(core.shape[0])]
+    _, first = np.unique(labels, return_index=True)
+    return [np.flatnonzero(labels == c) for c in np.argsort(first, kind="stable")]
 
 
 def _connected(C: np.ndarray) -> np.ndarray:
@@ -197,44 +293,12 @@ def _connected(C: np.ndarray) -> np.ndarray:
     return R[:, 0, :].all(axis=1)
 
 
-def _auto_group(nc, idx, C, graphs, keeps, rng_of, k_max, out):
-    """Every graph of ``idx`` has a connected core of ``nc`` texts, stacked in ``C``."""
-    B = len(idx)
-    kc_max = min(k_max, nc - 1)  # min(k_max, n - 1, nc - 1), n >= nc
-    w, V = spectra(C)
-    scores, _ = icl_scores(C, w, V, kc_max)
-    kc, conf, _, _, _ = choose(scores, w[:, : kc_max + 1], nc <= AUTO_SMALL)
-    # the clusters: ten k-means restarts on the kc leading eigenvectors, one seed drawn from each graph's generator
-    labels_core = np.zeros((B, nc), dtype=np.int64)
-    by_k: dict[int, list[int]] = {}
-    for b in np.flatnonzero(kc > 1).tolist():
-        by_k.setdefault(int(kc[b]), []).append(b)
-    seeds = {b: int(rng_of(idx[b]).integers(2**31 - 1)) for b in sorted(b for bs in by_k.values() for b in bs)}
-    for k, bs in by_k.items():
-        rows = np.array(bs)
-        labs, _ = kmeans_many(V[rows][:, :, :k], k, [np.random.default_rng(seeds[b]) for b in bs],
-                                      n_init=_N_INIT)
-        labels_core[rows] = canonical_rows(labs, k)
-    # the entropies: graphs without isolated texts together, by number of clusters found (a k-means answer may
-    # leave a cluster empty), so that every row holds the positive counts entropy_from_counts sums
-    whole = np.array([b for b, i in enumerate(idx) if keeps[i] is None or keeps[i].all()], dtype=np.int64)
-    found = labels_core[whole].max(1) + 1 if whole.size else whole
-    for p in np.unique(found).tolist():
-        bs = whole[found == p]
-        h = entropies((labels_core[bs][:, :, None] == np.arange(p)).sum(1))
-        for b, hb in zip(bs.tolist(), h.tolist()):
-            out[idx[b]] = (hb, int(kc[b]), float(conf[b]))
-    for b, i in enumerate(idx):
-        keep = keeps[i]
-        if keep is None or keep.all():
-            continue
-        n = keep.size
-        m = n - nc
-        labels = np.empty(n, dtype=np.int64)
-        labels[~keep] = kc[b] + np.arange(m)
-        labels[keep] = labels_core[b]
-        labels = canonical_rows(labels[None], int(kc[b]) + m)[0]
-        out[i] = (entropy_from_counts(np.bincount(labels)), int(kc[b]) + m, float(conf[b]))
+def _n_used(L: np.ndarray) -> np.ndarray:
+    return L.max(1) + 1
+
+
+def _counts(L: np.ndarray, p: int) -> np.ndarray:
+    return (L[:, :, None] == np.arange(p)).sum(1)
 
 
 def canonical_rows(labels: np.ndarray, k: int) -> np.ndarray:

@@ -184,8 +184,9 @@ def pivoted_many(X: np.ndarray, k: int, *, max_iter: int = MAX_ITER) -> np.ndarr
         return np.zeros((B, n), dtype=np.int64)
     X = np.ascontiguousarray(X, dtype=float)
     geqp3 = lapack.get_lapack_funcs("geqp3", (X[0],))
+    work = X.copy()  # each work[b].T is a Fortran-ordered copy of X[b].T for LAPACK to overwrite
     # LAPACK's column-pivoted QR, 1-based pivots
-    piv = np.stack([geqp3(np.array(X[b].T, order="F"), overwrite_a=1)[1][:k] - 1 for b in range(B)])
+    piv = np.stack([geqp3(work[b].T, overwrite_a=1)[1][:k] for b in range(B)]) - 1
     C = X[np.arange(B)[:, None], piv].copy()  # (B, k, k)
     eye = np.eye(k)
     labels = np.zeros((B, n), dtype=np.intp)

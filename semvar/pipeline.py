@@ -12,7 +12,7 @@ Liu (2025, Algorithm 1) measures how variable ``n`` texts are in meaning:
 4. report the plug-in entropy (eq. 5) of the cluster sizes
    (:mod:`semvar.entropy`).
 
-Three entry points share steps 2-4:
+Four entry points share steps 2-4:
 
 - :func:`semantic_spectral_entropy` starts from texts and a judge and asks it
   about every unordered pair (step 1 included);
@@ -20,7 +20,9 @@ Three entry points share steps 2-4:
   parallel through joblib (on one machine, or a cluster through joblib's Dask
   backend), with one seed per prompt derived from one ``random_state``;
 - :func:`graph_entropy` starts from a judged graph you already have (for
-  example a sampled pair design, with its mask of asked pairs).
+  example a sampled pair design, with its mask of asked pairs);
+- :func:`graph_entropies` starts from many judged graphs at once, an
+  ``(m, n, n)`` stack or a list, checked once and solved stacked.
 
 Each checks its input once; the steps after it receive checked data.
 
@@ -91,7 +93,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
 from . import spectral
-from ._batched import auto_entropies
+from ._batched import auto_entropies, spectra
 from ._masks import check_mask_size, checked_dense_mask, completed, dense_mask, unresolved
 from ._threads import one_thread
 from ._validation import (
@@ -120,6 +122,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "semantic_spectral_entropy", "semantic_spectral_entropies", "semantic_von_neumann_entropy", "graph_entropy",
+    "graph_entropies",
     "BatchError", "BatchInputError", "UnresolvedError", "entropy_range", "FAST_N",
 ]
 
@@ -446,6 +449,152 @@ def graph_entropy(
     else:
         h, labels, sel = _entropy_of_graph(A, k, k_max, laplacian, tau, O, rng)
     return _pack(h, labels, sel, return_labels, return_k)
+
+
+def graph_entropies(
+    graphs: ArrayLike | Sequence[ArrayLike | sp.sparray | sp.spmatrix],
+    k: int | str = "auto",
+    *,
+    k_max: int = 10,
+    random_state: RandomStateLike = None,
+    return_k: bool = False,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Semantic spectral entropy of many judged graphs at once: :func:`graph_entropy` of each, array first.
+
+    Parameters
+    ----------
+    graphs : array-like of shape (m, n, n), or sequence of array-likes or sparse matrices
+        ``m`` fully judged graphs (symmetric, finite, non-negative; the
+        diagonal is ignored), as one stack of graphs of the same size, or a
+        list of graphs of any sizes, dense or sparse.
+    k : int or str, default="auto"
+        The number of meanings of every graph, or a rule's name
+        (:data:`semvar.select_k.METHODS`).  With "auto" (weights in
+        ``[0, 1]``) the graphs of at most :data:`FAST_N` texts are solved
+        together on stacked arrays (see Notes); any other ``k`` is solved
+        graph by graph, as :func:`graph_entropy` does.
+    k_max : int, default=10
+        Largest ``K`` a rule may return (texts with an edge).
+    random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, default=None
+        As for :func:`semantic_spectral_entropies`: graph ``i`` uses the
+        generator of child ``i`` of one seed sequence, so its result is the
+        one :func:`semantic_spectral_entropies` gives the prompt whose judge
+        returns that graph.
+    return_k : bool, default=False
+        Also return each graph's ``K`` and the rule's confidence.
+
+    Returns
+    -------
+    entropies : ndarray of float, shape (m,)
+    k : ndarray of int, shape (m,), only if ``return_k``
+    confidence : ndarray of float, shape (m,), only if ``return_k``
+        NaN for a given ``K``.
+
+    Raises
+    ------
+    ValueError
+        For graphs that are not square, symmetric, finite and non-negative
+        (the message names the first bad graph's index), a weight above 1
+        with a rule that reads verdicts, or an invalid ``k``, ``k_max`` or
+        ``random_state``.
+
+    Notes
+    -----
+    A stack is checked once, as one array; each graph then costs no
+    Python work until its clusters: the normalised matrices of all graphs
+    are solved by one stacked :func:`numpy.linalg.eigh`, the ICL of every
+    candidate ``K`` and the k-means restarts advance as array operations
+    (:mod:`semvar._batched`), and a graph draws from its generator only when
+    it has more than one meaning.  Graphs whose texts with an edge form
+    several components or fewer than three texts are solved one at a time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> two = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
+    >>> h, k, conf = graph_entropies(np.stack([two, np.ones((6, 6)), np.eye(6)]), random_state=0, return_k=True)
+    >>> np.round(h, 4).tolist(), k.tolist()
+    [[0.6931, 0.0, 1.7918], [2, 1, 6]]
+    """
+    k_all, _ = _check_batch_k(k)
+    k_max = check_int(k_max, "k_max", low=1)
+    check_bool(return_k, "return_k")
+    seq = _seed_sequence(random_state)
+    stack = _check_stack(graphs, verdicts=isinstance(k_all, str) and _reads_verdicts(k_all))
+    m = len(stack)
+    h = np.full(m, np.nan)
+    ks = np.zeros(m, dtype=np.int64)
+    conf = np.full(m, np.nan)
+    entropy, spawn_key, pool_size = seq.entropy, tuple(seq.spawn_key), seq.pool_size
+
+    def rng_of(i: int) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key + (i,), pool_size=pool_size))
+
+    todo = range(m)
+    with one_thread():
+        if k_all == "auto" and m and (not isinstance(stack, np.ndarray) or stack.shape[1] <= FAST_N):
+            small = stack if isinstance(stack, np.ndarray) else [g for g in stack]
+            fits = [i for i in range(m) if not sp.issparse(small[i]) and small[i].shape[0] <= FAST_N]
+            done = auto_entropies(small if len(fits) == m else [small[i] for i in fits], rng_of if len(fits) == m
+                                  else (lambda j: rng_of(fits[j])), k_max)
+            todo = []
+            for i, res in zip(fits, done):
+                if res is None:
+                    todo.append(i)
+                else:
+                    h[i], ks[i], conf[i] = res
+            todo += sorted(set(range(m)) - set(fits))
+        for i in todo:
+            if not isinstance(k_all, str) and k_all > stack[i].shape[0]:
+                raise ValueError(f"graphs[{i}]: k must be <= its number of texts ({stack[i].shape[0]}), got {k_all}")
+            hi, _, sel = _entropy_of_graph(stack[i], k_all, k_max, "normalized", None, None, rng_of(i))
+            h[i], ks[i], conf[i] = hi, sel.k, (np.nan if sel.confidence is None else sel.confidence)
+    return (h, ks, conf) if return_k else h
+
+
+def _reads_verdicts(method: str) -> bool:
+    from .select_k import RULES
+
+    return any(RULES[name].verdicts for name in RULES[method].asks)
+
+
+def _check_stack(graphs, verdicts: bool):
+    """The graphs checked, self-loops removed: a float stack (m, n, n) or a list of checked graphs."""
+    if isinstance(graphs, np.ndarray) and graphs.ndim == 3 or (
+            not isinstance(graphs, (list, tuple)) and not sp.issparse(graphs) and np.ndim(graphs) == 3):
+        G = np.asarray(graphs)
+        if G.dtype.kind not in "biuf":
+            raise ValueError(f"graphs must hold numbers, got dtype {G.dtype}")
+        G = G.astype(float, copy=False)
+        m, n, n2 = G.shape
+        if n != n2:
+            raise ValueError(f"graphs must be an (m, n, n) stack of square matrices, got shape {G.shape}")
+        # whole-stack passes first; only a stack that fails one is looked at graph by graph
+        if G.size and (not np.isfinite(G.sum()) or G.min() < 0 or not np.array_equal(G, G.transpose(0, 2, 1))):
+            for i in range(m):
+                check_adjacency(G[i], f"graphs[{i}]")  # raises with the reason (within rounding: passes)
+        idx = np.arange(n)
+        if n and G[:, idx, idx].any():
+            G = G.copy()
+            G[:, idx, idx] = 0.0
+        if verdicts and G.size and G.max() > 1.0:
+            i = int(np.flatnonzero(G.max(axis=(1, 2)) > 1.0)[0])
+            raise ValueError(f"graphs[{i}] has a weight above 1, but the rule reads each entry as a verdict "
+                             "(a share of TRUE answers in [0, 1]); rescale or threshold it")
+        return G
+    if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__len__"):
+        raise ValueError(f"graphs must be an (m, n, n) array or a sequence of graphs, got {show(graphs)}")
+    out = []
+    for i, g in enumerate(graphs):
+        A = _without_loops(check_adjacency(g, f"graphs[{i}]"))
+        top = (A.data.max() if A.nnz else 0.0) if sp.issparse(A) else (A.max() if A.size else 0.0)
+        if verdicts and top > 1.0:
+            raise ValueError(f"graphs[{i}] has a weight above 1, but the rule reads each entry as a verdict "
+                             "(a share of TRUE answers in [0, 1]); rescale or threshold it")
+        if sp.issparse(A) and A.shape[0] <= FAST_N:
+            A = A.toarray()
+        out.append(A)
+    return out
 
 
 def _unmask(adjacency, observed):
@@ -1190,8 +1339,10 @@ def _part_clusters(core, parts: np.ndarray, part_k: np.ndarray, O, laplacian: st
             if O is not None:
                 out[idx] = offset + _clusters(completed(sub, O[np.ix_(idx, idx)]), kc, "normalized", None, None, rng,
                                               False)
+            elif fast and not sp.issparse(sub):  # from the part's spectrum, the one its rule read
+                out[idx] = offset + _clusters(sub, kc, laplacian, tau, None, rng, True, spectra(sub[None])[1][0])
             else:
-                out[idx] = offset + _clusters(sub, kc, laplacian, tau, None, rng, fast and not sp.issparse(sub))
+                out[idx] = offset + _clusters(sub, kc, laplacian, tau, None, rng, False)
         offset += kc
     return out
 
