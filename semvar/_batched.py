@@ -204,7 +204,7 @@ def auto_entropies(
         C = np.stack([problems[j][1] for j in js])
         smalls = np.array([problems[j][3] for j in js])
         solved.append((nc, js, *_rule(C, min(k_max, nc - 1), smalls)))
-    for nc, js, kc, conf, V in solved:
+    for _nc, js, kc, conf, V in solved:
         for b in range(kc.size):
             key = int(simple_rows[b]) if js is None else ~js[b]  # graphs by index, problems by ~index
             k_of[key], conf_of[key], V_of[key] = int(kc[b]), float(conf[b]), (V, b)
@@ -246,7 +246,7 @@ def auto_entropies(
             for r, hr in zip(rs.tolist(), h.tolist()):
                 i = int(simple_rows[r])
                 out[i] = (hr, k_of[i], conf_of[i])
-    for i, (n, isolated, parts, ran) in plan.items():
+    for i, (n, isolated, parts, _ran) in plan.items():
         labels = np.empty(n, dtype=np.int64)
         offset, confs, r = 0, [], 0
         for p in parts:

@@ -734,9 +734,11 @@ def semantic_spectral_entropies(
         On the local backends workers are started only where they pay:
         the first prompts (:data:`PROBE_S` seconds of them, at least one
         chunk) are solved in this process and timed, and the rest go to
-        ``w`` workers only when ``start + rest / w`` is at most 0.8 of the
+        ``w`` workers only when ``start + rest / s`` is at most 0.8 of the
         serial estimate ``rest``, ``start`` being :data:`WORKER_START_S`
-        (0 while a pool started by an earlier call is still alive); else
+        (0 while a pool started by an earlier call is still alive) and
+        ``s`` the number of workers that can run at once (``w``, or the
+        cores the machine's load average leaves free if fewer); else
         they too are solved here, so ``n_jobs=2`` costs at most the probe's
         timing over ``n_jobs=1``.  For 20 texts a prompt and a simulated
         judge (about 0.3 ms a prompt) that is serial below some 20,000
@@ -906,18 +908,48 @@ def _probe_then_decide(chunks, args: tuple, n_jobs: int, total):
 
 
 def _pool_pays(serial_s: float, workers: int) -> bool:
-    """Whether ``workers`` local workers finish an estimated ``serial_s`` seconds of work clearly sooner than here."""
+    """Whether ``workers`` local workers finish an estimated ``serial_s`` seconds of work clearly sooner than here.
+
+    The workers share the cores that the machine's other work leaves free (its load average over the
+    last minute, this process's share taken out): on a busy machine they cannot run side by side.
+    """
     import time
 
     warm = _WARM["workers"] >= workers and time.monotonic() < _WARM["until"]
     start = 0.0 if warm else WORKER_START_S
-    return start + serial_s / workers <= _POOL_GAIN * serial_s
+    return start + serial_s / _speedup(workers) <= _POOL_GAIN * serial_s
+
+
+def _speedup(workers: int) -> float:
+    """How many of ``workers`` can run at once: at most the cores the load average leaves free (at least one)."""
+    cpus = os.cpu_count() or 1
+    try:
+        busy = max(os.getloadavg()[0] - 1.0, 0.0)  # the other work; this process runs the probe
+    except (AttributeError, OSError):  # no load average on this platform
+        busy = 0.0
+    return max(1.0, min(float(workers), cpus - busy))
 
 
 def _local_backend() -> bool:
+    return type(_active_backend()[0]).__name__ in _LOCAL_BACKENDS
+
+
+class _Loky:
+    """Stands for joblib's default backend while joblib is not imported (no parallel_config can be active)."""
+
+
+_Loky.__name__ = "LokyBackend"
+
+
+def _active_backend():
+    """joblib's active backend and configured ``n_jobs``; joblib itself is imported only once something has."""
+    import sys
+
+    if "joblib" not in sys.modules:  # nothing has set a backend: joblib's default, without paying its import
+        return _Loky(), None
     from joblib.parallel import get_active_backend
 
-    return type(get_active_backend()[0]).__name__ in _LOCAL_BACKENDS
+    return get_active_backend()
 
 
 def _gather(results, total, progress: bool, errors: str):
@@ -980,9 +1012,7 @@ def _workers(n_jobs, items, total, chunk_size: int):
     read) and the number of problems (None: a generator longer than :data:`READ_AHEAD`)."""
     if n_jobs == 1:
         return 1, items, total
-    from joblib.parallel import get_active_backend
-
-    backend, configured = get_active_backend()
+    backend, configured = _active_backend()
     local = type(backend).__name__ in _LOCAL_BACKENDS
     if local and n_jobs is None:  # joblib's default: what parallel_config set, else one
         n_jobs = 1 if configured is None else configured

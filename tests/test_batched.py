@@ -28,6 +28,7 @@ def _workers_always(monkeypatch):
     """Workers for the rest of any batch once its first chunk is solved (no start-up cost, no probe)."""
     monkeypatch.setattr(pipeline, "WORKER_START_S", 0.0)
     monkeypatch.setattr(pipeline, "PROBE_S", 0.0)
+    monkeypatch.setattr(pipeline, "_speedup", float)  # every worker on a core of its own, whatever the load
 
 
 def _study_problems(reps, ns=(5, 10, 20, 50)):

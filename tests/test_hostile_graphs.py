@@ -238,6 +238,7 @@ def _with_failure(m, at, seed=0):
 def test_a_failing_judge_keeps_the_finished_results_and_names_the_problem(monkeypatch, n_jobs, chunk):
     monkeypatch.setattr(pipeline, "WORKER_START_S", 0.0)  # workers once the first chunk is done
     monkeypatch.setattr(pipeline, "PROBE_S", 0.0)
+    monkeypatch.setattr(pipeline, "_speedup", float)
     full_h, full_k, full_c = semantic_spectral_entropies(_problems(30, seed=3), random_state=2, return_k=True,
                                                          chunk_size=chunk)
     with pytest.raises(BatchError, match=r"problem 21: .*ConnectionError: the judge's server went away") as info:
@@ -305,6 +306,7 @@ def test_generator_head_decides_serial_or_parallel(monkeypatch):
     monkeypatch.setattr(pipeline, "READ_AHEAD", 8)
     monkeypatch.setattr(pipeline, "WORKER_START_S", 0.0)
     monkeypatch.setattr(pipeline, "PROBE_S", 0.0)
+    monkeypatch.setattr(pipeline, "_speedup", float)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no worker start-up warnings either
         a = semantic_spectral_entropies((p for p in _problems(5, seed=2)), n_jobs=2, random_state=1)

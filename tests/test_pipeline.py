@@ -21,6 +21,7 @@ def _workers_always(monkeypatch):
     """Workers for the rest of any batch once its first chunk is solved (no start-up cost, no probe)."""
     monkeypatch.setattr(pipeline, "WORKER_START_S", 0.0)
     monkeypatch.setattr(pipeline, "PROBE_S", 0.0)
+    monkeypatch.setattr(pipeline, "_speedup", float)  # every worker on a core of its own, whatever the load
 
 
 def _problems(m, seed=0, sizes=(4, 6, 10), p=0.87, q=0.07):
@@ -478,3 +479,28 @@ def test_a_batch_allows_unresolved_texts_only_when_asked():
     assert k.tolist() == [2, 2] and h == pytest.approx([empirical_entropy(truth[1:]), np.log(2)])
     with pytest.raises(ValueError, match="max_unresolved"):
         semantic_spectral_entropies(problems, max_unresolved=1.5)
+
+
+def test_workers_start_only_where_the_measured_work_pays_for_them(monkeypatch):
+    """The decision: start-up plus the estimated rest over the workers that can run at once, against 0.8 of the rest."""
+    monkeypatch.setattr(pipeline, "_speedup", float)
+    monkeypatch.setattr(pipeline, "_WARM", {"until": 0.0, "workers": 0})
+    monkeypatch.setattr(pipeline, "WORKER_START_S", 1.7)
+    assert not pipeline._pool_pays(3.0, 2)  # 1.7 + 1.5 > 2.4: 10,000 small prompts stay here
+    assert pipeline._pool_pays(100.0, 2)  # 1.7 + 50 <= 80
+    monkeypatch.setattr(pipeline, "_speedup", lambda workers: 1.0)  # no free core: never
+    assert not pipeline._pool_pays(100.0, 2)
+    monkeypatch.setattr(pipeline, "_speedup", float)
+    monkeypatch.setattr(pipeline, "_WARM", {"until": float("inf"), "workers": 2})  # a pool still alive costs nothing
+    assert pipeline._pool_pays(3.0, 2)
+
+
+def test_n_jobs_2_on_a_small_batch_starts_no_worker(monkeypatch):
+    def no_pool(*args, **kwargs):
+        raise AssertionError("workers were started")
+
+    monkeypatch.setattr(pipeline, "_parallel", no_pool)
+    problems = [([f"t{i}" for i in range(8)], SBMJudge(block_labels([4, 4]), 0.9, 0.1, random_state=s)) for s in range(300)]
+    a = semantic_spectral_entropies(problems, n_jobs=2, random_state=0, chunk_size=16)
+    problems = [([f"t{i}" for i in range(8)], SBMJudge(block_labels([4, 4]), 0.9, 0.1, random_state=s)) for s in range(300)]
+    np.testing.assert_array_equal(a, semantic_spectral_entropies(problems, random_state=0, chunk_size=16))
