@@ -31,8 +31,11 @@ it.  This package holds NCV and the alternatives that chapter 4 compares:
   docstring).  It is deterministic.
 
 All return a :class:`KSelection` (``int(result)`` is the chosen ``K``).
-Each rule is registered once, with its defaults (those of its function's
-signature) and what it reads (the spectrum, the verdicts, random numbers);
+Each rule is registered once, where it is defined, by the decorator
+:func:`rule`, with its defaults (those of its function's signature) and what
+it reads (the spectrum, the verdicts, random numbers); a new rule is one
+decorated function, and every list of rules (:data:`METHODS`, the messages,
+the pipeline's ``k=``, the registry-driven tests) reads the registry;
 :func:`choose_k` runs a rule by name through that registry, and so do
 :func:`consensus`, the sparse route below and :func:`select_with_core`, the
 entry of :mod:`semvar.pipeline` (which also hands back the texts with an edge
@@ -187,19 +190,17 @@ from __future__ import annotations
 
 from .._batched import AUTO_SMALL, GAP_TIE
 from ._common import KSelection
-from ._registry import METHODS, RULES, register
+from ._registry import METHODS, RULES, rule
 from ._sparse import SPARSE, SparseRoute
 from .choose import CoreSelection, choose_k, select_with_core
-from .combine import _AUTO, _CONSENSUS_RULE, auto, consensus
-from .cv import _ECV, _NCV, ecv, ncv
-from .likelihood import _BIC, _ICL, bic, icl, icl_of
-from .spectrum import _BETHE_HESSIAN, _EIGENGAP, bethe_hessian, eigengap
+from .combine import auto, consensus
+from .cv import ecv, ncv
+from .likelihood import bic, icl, icl_of
+from .spectrum import bethe_hessian, eigengap
 
 __all__ = [
     "KSelection", "ncv", "ecv", "eigengap", "bethe_hessian", "icl", "bic", "icl_of", "consensus", "auto",
     "choose_k", "METHODS", "RULES", "AUTO_SMALL", "GAP_TIE", "select_with_core", "CoreSelection",
-    "SPARSE", "SparseRoute",
+    "SPARSE", "SparseRoute", "rule",
 ]
-
-# every rule, once, in the order the documentation and the messages list them
-register(_AUTO, _ICL, _BIC, _EIGENGAP, _NCV, _ECV, _BETHE_HESSIAN, _CONSENSUS_RULE)
+# every rule registered itself where it is defined (semvar.select_k.rule), in the order of its rank

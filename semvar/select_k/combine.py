@@ -27,7 +27,7 @@ from ._common import (
     _split_isolated,
     _unresolved,
 )
-from ._registry import RULES, Rule, _voters, run
+from ._registry import RULES, _voters, rule, run
 from ._sparse import _try_sparse
 from .likelihood import _criterion_core, _icl_value
 
@@ -221,13 +221,12 @@ def _auto(A: np.ndarray, k_max: int, spectrum=None, O=None) -> KSelection:
 
 
 # --------------------------------------------------------------------------- by name, with the defaults
+@rule(consensus, random_state=True, combines=True, rank=7)
 def _consensus_rule(A: np.ndarray, k_max: int, rng, spectrum, *, methods: tuple, observed=None) -> KSelection:
     return _consensus(A, k_max, tuple(methods), rng, observed)
 
 
+@rule(auto, verdicts=True, spectrum="eigenpairs", sparse=True, combines=True, rank=0)
 def _auto_rule(A: np.ndarray, k_max: int, rng, spectrum, *, observed=None) -> KSelection:
     return _auto(A, k_max, spectrum, observed)
 
-
-_CONSENSUS_RULE = Rule("consensus", consensus, _consensus_rule, random_state=True, combines=True)
-_AUTO = Rule("auto", auto, _auto_rule, verdicts=True, spectrum="eigenpairs", sparse=True, combines=True)

@@ -27,7 +27,7 @@ from ._common import (
     _posterior,
     _result,
 )
-from ._registry import Rule
+from ._registry import rule
 from ._sparse import _try_sparse
 
 __all__ = ["icl", "bic", "icl_of"]
@@ -399,13 +399,12 @@ def _bic(A: np.ndarray, k_max: int, model: str, spectrum=None, O=None) -> KSelec
 
 
 # --------------------------------------------------------------------------- by name, with the defaults
+@rule(icl, verdicts=True, spectrum="eigenpairs", sparse=True, rank=1)
 def _icl_rule(A: np.ndarray, k_max: int, rng, spectrum, *, model: str, observed=None) -> KSelection:
     return _icl(A, k_max, model, spectrum, observed)
 
 
+@rule(bic, verdicts=True, spectrum="eigenpairs", rank=2)
 def _bic_rule(A: np.ndarray, k_max: int, rng, spectrum, *, model: str, observed=None) -> KSelection:
     return _bic(A, k_max, model, spectrum, observed)
 
-
-_ICL = Rule("icl", icl, _icl_rule, verdicts=True, spectrum="eigenpairs", sparse=True)
-_BIC = Rule("bic", bic, _bic_rule, verdicts=True, spectrum="eigenpairs")
