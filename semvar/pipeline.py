@@ -34,11 +34,17 @@ held dense, its spectrum is computed once and shared by the rule that chooses
 ``K`` and the clustering, and k-means (ten restarts, as in the general
 path) is the numpy implementation of :mod:`semvar._kmeans` instead of
 :class:`sklearn.cluster.KMeans` (whose fixed cost per call dominates problems
-this small).  Both paths cluster through the one function
-:func:`semvar.spectral.spectral_clusters`, looked up in :mod:`semvar.spectral`
-at each call (its ``kmeans="numpy"`` and ``embedding`` options are the
-small-graph branch); the rule's ``K``, the texts with an edge and the spectrum
-it read come from :func:`semvar.select_k.select_with_core`.  The results equal those
+this small).  One graph is clustered through
+:func:`semvar.spectral.spectral_clusters` (its ``kmeans="numpy"`` and
+``embedding`` options are the small-graph branch), from the spectrum the rule
+read (:func:`semvar.select_k.select_with_core`); a connected core, and each
+part of a core in parts, is clustered from its own spectrum.  Many graphs
+(:func:`graph_entropies`, and :func:`semantic_spectral_entropies` with
+``k="auto"``) are solved by :func:`semvar._batched.auto_entropies` on stacked
+arrays.  Both run the same code: the rule's spectrum, ICL and choice are the
+functions of :mod:`semvar._batched`, and the k-means is
+:func:`semvar._kmeans.kmeans_many`, each called with a stack of one for one
+graph, so an edit of either reaches every route.  The results equal those
 of the general path whenever both k-means runs reach the optimum, which ten
 restarts do on such graphs; the tests compare the two on many random graphs
 (on a symmetric graph two partitions can both be optimal, and the two
@@ -803,11 +809,12 @@ def semantic_spectral_entropies(
     results come back in order as they finish, and each worker limits BLAS
     to one thread.  Graphs of at most :data:`FAST_N` texts take the small-graph
     path described in the module notes; with ``k="auto"`` the prompts of a
-    chunk whose graphs have the same number of texts with an edge are solved
-    together on stacked arrays (one batched eigen-solve, the k-means
-    iterations of all of them as one array operation, the ICL as an array;
-    :mod:`semvar._batched`), with the same results bitwise as one prompt at
-    a time (``semvar.pipeline.BATCHED = False``), which the tests check on
+    chunk are solved together on stacked arrays, problems (connected cores,
+    or the parts of a core in parts) of the same size together (one batched
+    eigen-solve, the k-means iterations of all of them as one array
+    operation, the ICL as an array; :mod:`semvar._batched`): the code that
+    solves one prompt at a time (``semvar.pipeline.BATCHED = False``) with a
+    stack of one, and the same results bitwise, which the tests check on
     every cell of chapter 4's small-n study.
 
     Examples

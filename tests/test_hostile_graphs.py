@@ -66,7 +66,15 @@ def test_diagonal_ignored_for_a_given_k_and_by_the_rules():
 WEIGHTED = (np.kron(np.eye(2), np.ones((5, 5))) - np.eye(10)) * 3.0
 
 
-@pytest.mark.parametrize("rule", ["auto", "icl", "bic", "consensus"])
+#: The rules that read weights as verdicts, themselves or through a rule they ask: from the registry.
+VERDICT_RULES = [name for name, r in select_k.RULES.items() if any(select_k.RULES[a].verdicts for a in r.asks)]
+
+
+def test_the_verdict_rules_are_those_of_the_registry():
+    assert VERDICT_RULES == ["auto", "icl", "bic", "consensus"]
+
+
+@pytest.mark.parametrize("rule", VERDICT_RULES)
 def test_weights_above_one_are_refused_by_the_verdict_rules(rule):
     """Weights > 1 have no reading as verdicts: a clear refusal, not 'zero-size array ...' or a silent 0."""
     with pytest.raises(ValueError, match=r"reads the adjacency's entries as verdicts.*largest weight is 3"):
