@@ -11,7 +11,7 @@ cleanly,
   judge-model ICL from the graph's ten leading eigenpairs, computed by
   Lanczos on the sparse graph, then the clusters), and
 * ``auto-dense`` (only up to ``--dense-max``, 10^4 by default): the same with
-  the sparse route switched off (``semvar.select_k.SPARSE_N`` set above
+  the sparse route switched off (``semvar.select_k.SPARSE.n`` set above
   ``n``), the way every large graph was handled before the sparse route:
   the graph of the texts with an edge made dense.
 
@@ -73,7 +73,7 @@ def _child(which: str, n: int, seed: int) -> None:
         k, h = 3, float("nan")
     else:
         if which == "auto-dense":
-            select_k.SPARSE_N = 10**12
+            select_k.SPARSE.n = 10**12
         (h, labels, sel), seconds, peak, rss = _measure_then_time(
             lambda: graph_entropy(A, "auto", random_state=seed, return_labels=True, return_k=True))
         k = sel.k

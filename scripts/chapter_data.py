@@ -28,7 +28,20 @@ import nbformat
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "semvar"
 
-# loader -> folders of the data directory it reads (SEMVAR_DATA_DIR or data_dir=)
+
+
+def _pinned_loader_folders() -> dict[str, tuple[str, ...]]:
+    """``load_<subdir>`` -> ``(subdir,)`` for every origin table ``semvar.data.<NAME>_ORIGIN`` (files pinned at a
+    commit): a new pinned loader is listed here by its table, with nothing to add by hand."""
+    sys.path.insert(0, str(ROOT))
+    import semvar.data as data
+
+    return {f"load_{o['subdir']}": (o["subdir"],) for name, o in sorted(vars(data).items())
+            if name.endswith("_ORIGIN") and isinstance(o, dict) and "subdir" in o}
+
+
+# loader -> folders of the data directory it reads (SEMVAR_DATA_DIR or data_dir=): the loaders of other origins
+# (the Hugging Face hub, release files), then every loader of files pinned at a commit, from its origin table
 LOADER_FOLDERS: dict[str, tuple[str, ...]] = {
     "load_mmlu": ("mmlu",),
     "load_helm_mmlu": ("mmlu_redux",),
@@ -36,12 +49,8 @@ LOADER_FOLDERS: dict[str, tuple[str, ...]] = {
     "load_mmlu_pro_outputs": ("mmlu_pro",),
     "load_ye_logits": ("ye2024",),
     "load_ye_answers": ("ye2024",),
-    "load_uq_nlg": ("uq_nlg",),
-    "load_sas": ("sas",),
-    "load_openqa_eval": ("openqa_eval",),
-    "load_evouna": ("evouna",),
-    "load_contextsl": ("contextsl",),
     "load_mmlu_responses": ("mmlu_responses.csv.gz",),
+    **_pinned_loader_folders(),
 }
 _MODEL_CALLS = {"SentenceTransformer", "get_model_path"}
 

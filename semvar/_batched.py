@@ -1,76 +1,287 @@
-"""Many small problems at once: the ``k="auto"`` path of the pipeline on stacked arrays.
+"""The ``k="auto"`` rule and its clustering on stacked arrays: one graph is a stack of one.
 
-:func:`semvar.pipeline.semantic_spectral_entropies` spends most of its time on
-a prompt of 20 texts in Python overhead around tiny array operations: one
-eigen-solve, one pivoted k-means per candidate ``K``, one k-means with ten
-restarts.  This module runs the same steps for many graphs of the same size
-together: the normalised matrices are stacked and solved by one
-:func:`numpy.linalg.eigh` call, the Lloyd iterations of the graphs still
-moving advance as one array operation (a converged graph leaves the
-stack), and the ICL of every candidate is computed as an array.  Each step applies the same floating-point operations to each graph
-as the per-problem path (:func:`semvar.select_k.auto`, then
-:func:`semvar.spectral.spectral_clusters` with the numpy k-means), on arrays
-of the same layout, so the results are the same; the tests compare the two
-on every partition of chapter 4's study and on random block models.
+The rule :func:`semvar.select_k.auto` chooses ``K`` for a connected core of
+texts from the spectrum of ``D^{-1/2} A D^{-1/2}``: for each candidate ``K`` a
+pivoted k-means on the ``K`` leading eigenvectors and the integrated
+classification likelihood (ICL) of Liu's judge model, then the largest
+posterior, helped by the eigengap on cores of at most :data:`AUTO_SMALL`
+texts; :func:`semvar.pipeline.graph_entropy` then clusters the core with ten
+k-means restarts.  This module holds those steps once, for a stack of ``B``
+graphs of the same size:
 
-Only the pivoted QR that starts each candidate's k-means stays one LAPACK
-call per graph (numpy has no batched form of it).  The pipeline uses this
-engine only while :func:`semvar.spectral.spectral_clusters` is the function
-it reproduces; a replaced clustering function reaches every prompt through
-the per-problem path.
+- :func:`spectra`: the normalised matrices and one :func:`numpy.linalg.eigh` of the stack;
+- :func:`icl_scores`: the ICL of every candidate ``K`` of every graph (the
+  pivoted k-means of :mod:`semvar._kmeans`, the Beta and Gamma terms as arrays);
+- :func:`posterior`, :func:`largest_gap`, :func:`choose`: the rule's answer;
+- :func:`auto_entropies`: the whole of ``k="auto"`` for many small judged
+  graphs (what :func:`semvar.pipeline.semantic_spectral_entropies` runs).
 
-Private: called by :mod:`semvar.pipeline` with checked, judged graphs.
+The per-graph callers (:func:`semvar.select_k.auto`, :func:`semvar.select_k.icl`,
+:func:`semvar.pipeline.graph_entropy`) call the same functions with a stack
+of one, and the clustering of both is :func:`semvar._kmeans.kmeans_many`:
+there is one implementation, so nothing to keep in step; the tests compare
+the two routes on every partition of chapter 4's study and on random block
+models.  Only the pivoted QR that starts each candidate's k-means stays one
+LAPACK call per graph (LAPACK has no batched form of it).
+
+Private: called by :mod:`semvar.select_k` and :mod:`semvar.pipeline` with
+checked, judged graphs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
-from scipy.linalg import lapack
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 from scipy.special import betaln, gammaln
 
+from ._kmeans import kmeans_many, pivoted_many
 from .entropy import entropy_from_counts
-from .select_k import AUTO_SMALL, GAP_TIE
-from .spectral import canonical_labels
 
-__all__ = ["auto_entropies"]
+__all__ = ["AUTO_SMALL", "GAP_TIE", "spectra", "icl_scores", "posterior", "largest_gap", "choose",
+           "auto_entropies"]
+
+#: Core size (texts with a TRUE verdict) up to which the "auto" rule also asks the eigengap.
+AUTO_SMALL = 10
+
+#: Gaps of the spectrum closer than this (relative to the largest) are a tie, decided for the smaller ``K``:
+#: small components have exactly tied gaps (a path of three texts: eigenvalues 1, 0, -1), which rounding
+#: would otherwise decide, differently on another CPU.
+GAP_TIE = 1e-9
 
 _N_INIT = 10
-_MAX_ITER = 300
 
 
-def auto_entropies(
-    graphs: Sequence[np.ndarray], rngs: Sequence[np.random.Generator], k_max: int,
-) -> list[tuple[float, int, float] | None]:
-    """``(entropy, K, confidence)`` of each dense judged graph with ``k="auto"``, or None where not handled.
+# --------------------------------------------------------------------------- the rule's pieces
+def spectra(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """All eigenvalues (descending) and eigenvectors of ``D^{-1/2} C_b D^{-1/2}`` for each graph of ``C`` (B, n, n).
 
-    ``graphs`` are dense 0/1 float adjacencies (no self-loops) of at most a few
-    hundred texts; ``rngs`` their generators (consumed as the per-problem
-    path consumes them: one draw for the final k-means when ``K_core > 1``).
-    Graphs whose core (texts with an edge) has fewer than three texts, or
-    is in several connected components (the rule then runs on each
-    component), are left to the caller (entry None).
+    Every text must have an edge.  The eigenvectors are returned as a view,
+    column ``j`` of graph ``b`` belonging to eigenvalue ``j`` (the layout the
+    clustering's arithmetic is defined on).
     """
-    out = [None] * len(graphs)
-    groups: dict[int, list[int]] = {}
-    cores, keeps = {}, {}
-    for i, A in enumerate(graphs):
-        n = A.shape[0]
-        if n < 3:
+    s = 1.0 / np.sqrt(C.sum(2))
+    M = C * s[:, :, None]
+    M *= s[:, None, :]
+    w, V = np.linalg.eigh(M)
+    return w[:, ::-1], V[:, :, ::-1]
+
+
+def icl_scores(C: np.ndarray, w: np.ndarray, V: np.ndarray, kc_max: int, floor: float = 0.0):
+    """The judge-model ICL of the pivoted spectral clusters of each graph for ``K = 1, ..., kc_max``.
+
+    ``C`` (B, n, n) 0/1 or [0, 1]-weighted graphs without isolated texts, ``w`` (B, >= kc_max) their
+    leading eigenvalues (descending) and ``V`` (B, n, >= kc_max) the eigenvectors.  A graph's
+    candidates stop at the number of its eigenvalues above ``floor`` (at least 1); the others, and a
+    clustering with an empty cluster, score ``-inf``.  Returns the scores (B, kc_max) and, for each
+    ``K``, the graphs that reached it and their labels: ``{K: (rows, labels (len(rows), n))}``.
+    See :func:`semvar.select_k.icl` for the criterion.
+    """
+    B, n = C.shape[0], C.shape[1]
+    k_up = np.minimum(kc_max, np.maximum(np.count_nonzero(w[:, :kc_max] > floor, axis=1), 1))
+    scores = np.full((B, kc_max), -np.inf)
+    e_all = C.sum(axis=(1, 2)) / 2.0  # sums of 0/1 verdicts: exact in any order
+    N_all = n * (n - 1) / 2
+    labels = {}
+    for k in range(1, kc_max + 1):
+        rows = np.flatnonzero(k_up >= k)
+        if rows.size == 0:
+            break
+        z = pivoted_many(V[rows][:, :, :k], k)
+        labels[k] = (rows, z)
+        icl, valid = _icl_judge(C[rows], z, k, e_all[rows], N_all)
+        scores[rows[valid], k - 1] = icl[valid]
+    return scores, labels
+
+
+def _icl_judge(A: np.ndarray, z: np.ndarray, k: int, e_all: np.ndarray, N_all: float):
+    """The judge-model ICL of each graph ``A[b]`` with labels ``z[b]`` in ``0..k-1``, and whether every cluster is used."""
+    n = A.shape[1]
+    Z = (z[:, :, None] == np.arange(k)).astype(float)  # (B, n, k) cluster indicators
+    nk = Z.sum(1)  # (B, k) cluster sizes
+    valid = nk.min(1) > 0
+    e_in = np.einsum("bnk,bnk->b", Z, np.matmul(A, Z)) / 2.0  # trace(Z^T A Z) / 2: exact for 0/1 verdicts
+    N_in = (nk * (nk - 1.0)).sum(1) / 2.0
+    verdicts = betaln(e_in + 1.0, N_in - e_in + 1.0)
+    with np.errstate(invalid="ignore"):
+        between = betaln(e_all - e_in + 1.0, N_all - N_in - (e_all - e_in) + 1.0)
+    verdicts = np.where(N_all > N_in, verdicts + between, verdicts)
+    return verdicts + gammaln(k) - gammaln(n + k) + gammaln(nk + 1.0).sum(1) + gammaln(k + 1.0), valid
+
+
+def posterior(scores: np.ndarray) -> np.ndarray:
+    """Each row of ``scores`` (B, K), log evidences, as probabilities under a uniform prior (``-inf``: 0)."""
+    finite = np.isfinite(scores)
+    top = np.where(finite, scores, -np.inf).max(1, keepdims=True)
+    with np.errstate(invalid="ignore"):
+        w = np.where(finite, np.exp(scores - top), 0.0)
+    return w / w.sum(1, keepdims=True)
+
+
+def largest_gap(gaps: np.ndarray) -> np.ndarray:
+    """``K`` of each row of ``gaps`` (B, K): the index (1-based) of the first gap within :data:`GAP_TIE` of the largest."""
+    top = gaps.max(axis=1, keepdims=True)
+    return np.argmax(gaps >= top - GAP_TIE * np.maximum(1.0, np.abs(top)), axis=1) + 1
+
+
+def choose(scores: np.ndarray, mu: np.ndarray, small: bool | np.ndarray):
+    """The "auto" rule's ``K`` of each graph from its ICL ``scores`` (B, kc_max) and eigenvalues ``mu`` (B, kc_max + 1).
+
+    Returns ``(k, confidence, posterior, k_icl, k_gap)``: ``k_icl`` maximises the ICL, ``k_gap``
+    the eigengap; ``k`` is the larger of the two where ``small`` (the core has at most
+    :data:`AUTO_SMALL` texts), else ``k_icl``; the confidence is the posterior of ``k``.
+    """
+    post = posterior(scores)
+    k_icl = np.argmin(-scores, axis=1) + 1
+    k_gap = largest_gap(mu[:, :-1] - mu[:, 1:])
+    k = np.where(small, np.maximum(k_icl, k_gap), k_icl)
+    return k, post[np.arange(k.size), k - 1], post, k_icl, k_gap
+
+
+# --------------------------------------------------------------------------- many graphs, end to end
+def auto_entropies(
+    graphs: Sequence[np.ndarray], rngs: Sequence[np.random.Generator] | Callable[[int], np.random.Generator],
+    k_max: int,
+) -> list[tuple[float, int, float]]:
+    """``(entropy, K, confidence)`` of each dense, fully judged graph with ``k="auto"`` (confidence NaN where none).
+
+    ``graphs`` are dense 0/1 (or [0, 1]-weighted) float adjacencies without
+    self-loops of at most a few hundred texts, a sequence or an ``(m, n, n)``
+    stack; ``rngs`` their generators, or a function of the graph's index that
+    makes it (called only for graphs that draw: one draw for the k-means of
+    each part with more than one meaning, in the order of the parts).
+
+    What :func:`semvar.pipeline.graph_entropy` does for one graph: a text
+    without an edge is a meaning of its own; the texts with an edge (the
+    core) are split into their connected components (the parts, numbered by
+    first text); a part of fewer than three texts is one meaning, and each
+    other part is a problem of the stack: the rule's ``K`` for it
+    (:func:`choose`, the eigengap helping when the whole core has at most
+    :data:`AUTO_SMALL` texts), then ten k-means restarts on its spectrum.
+    The confidence is the product of the parts' (NaN when no part had a rule
+    to run).
+    """
+    rng_of = rngs if callable(rngs) else rngs.__getitem__
+    m = len(graphs)
+    # the problems of the stack: (graph, core, texts of the part in the graph, whole core small)
+    problems: list[tuple[int, np.ndarray, np.ndarray | None, bool]] = []
+    plan: dict[int, tuple] = {}  # graph -> (n, isolated texts, parts as index arrays in order) for the others
+    stacked = isinstance(graphs, np.ndarray) and graphs.ndim == 3 and m > 0
+    simple = np.zeros(m, dtype=bool)
+    if stacked and graphs.shape[1] >= 3:
+        rows = np.flatnonzero((graphs.sum(2) > 0).all(1))  # no isolated text
+        simple[rows[_connected(graphs[rows])]] = True
+    for i in range(m):
+        if simple[i]:
             continue
+        A = graphs[i]
         keep = A.sum(1) > 0
-        m = n - int(np.count_nonzero(keep))
-        core = A if m == 0 else A[np.ix_(keep, keep)]
-        if core.shape[0] < 3:
-            continue
-        cores[i], keeps[i] = core, keep
-        groups.setdefault(core.shape[0], []).append(i)
-    for nc, idx in groups.items():
-        idx = [i for i, one in zip(idx, _connected(np.stack([cores[i] for i in idx]))) if one]
-        if idx:
-            _auto_group(nc, idx, graphs, cores, keeps, rngs, k_max, out)
+        core_idx = np.flatnonzero(keep)
+        parts = _parts(A[np.ix_(keep, keep)]) if core_idx.size else []
+        small = core_idx.size <= AUTO_SMALL
+        ran = []
+        for p in parts:
+            if p.size >= 3:
+                ran.append(p)
+                problems.append((i, A[np.ix_(core_idx[p], core_idx[p])], core_idx[p], small))
+        plan[i] = (A.shape[0], np.flatnonzero(~keep), [core_idx[p] for p in parts], len(ran))
+    n_all = graphs.shape[1] if stacked else 0
+    # every problem's K and confidence, solved by size
+    k_of: dict[int, int] = {}
+    conf_of: dict[int, float] = {}
+    V_of: dict[int, tuple] = {}
+    groups: dict[int, list[int]] = {}
+    simple_rows = np.flatnonzero(simple)
+    for j, (_, C, _, _) in enumerate(problems):
+        groups.setdefault(C.shape[0], []).append(j)
+    solved = []  # (size, problem ids or None for the simple graphs, ks, confs, V)
+    if simple_rows.size:
+        C = graphs[simple_rows]
+        solved.append((n_all, None, *_rule(C, min(k_max, n_all - 1), n_all <= AUTO_SMALL)))
+    for nc, js in groups.items():
+        C = np.stack([problems[j][1] for j in js])
+        smalls = np.array([problems[j][3] for j in js])
+        solved.append((nc, js, *_rule(C, min(k_max, nc - 1), smalls)))
+    for _nc, js, kc, conf, V in solved:
+        for b in range(kc.size):
+            key = int(simple_rows[b]) if js is None else ~js[b]  # graphs by index, problems by ~index
+            k_of[key], conf_of[key], V_of[key] = int(kc[b]), float(conf[b]), (V, b)
+    # the draws: each graph's parts in order (a simple graph is one part)
+    seeds: dict[int, int] = {}
+    part_ids: dict[int, list[int]] = {}
+    for j, (i, _, _, _) in enumerate(problems):
+        part_ids.setdefault(i, []).append(~j)
+    for i in range(m):
+        for key in ([i] if simple[i] else part_ids.get(i, [])):
+            if k_of[key] > 1:
+                seeds[key] = int(rng_of(i).integers(2**31 - 1))
+    # the clusters: ten restarts on each problem's spectrum, problems of the same size and K together
+    labels_of: dict[int, np.ndarray] = {}
+    by: dict[tuple, list[int]] = {}
+    for key in seeds:
+        V, b = V_of[key]
+        by.setdefault((id(V), k_of[key]), []).append(key)
+    for (_, k), keys in by.items():
+        V = V_of[keys[0]][0]
+        rows = np.array([V_of[key][1] for key in keys])
+        labs, _ = kmeans_many(V[rows][:, :, :k], k, [np.random.default_rng(seeds[key]) for key in keys],
+                              n_init=_N_INIT)
+        for key, lab in zip(keys, canonical_rows(labs, k)):
+            labels_of[key] = lab
+    out: list = [None] * m
+    # simple graphs: their entropies together, by number of clusters found (a k-means answer may leave a cluster
+    # empty), so that every row holds the positive counts entropies() sums
+    if simple_rows.size:
+        L = np.zeros((simple_rows.size, n_all), dtype=np.int64)
+        for r, i in enumerate(simple_rows.tolist()):
+            if i in labels_of:
+                L[r] = labels_of[i]
+        L = np.where((np.array([k_of[i] for i in simple_rows.tolist()]) > 1)[:, None], L, 0)
+        found = _n_used(L)
+        for p in np.unique(found).tolist():
+            rs = np.flatnonzero(found == p)
+            h = entropies(_counts(L[rs], p))
+            for r, hr in zip(rs.tolist(), h.tolist()):
+                i = int(simple_rows[r])
+                out[i] = (hr, k_of[i], conf_of[i])
+    for i, (n, isolated, parts, _ran) in plan.items():
+        labels = np.empty(n, dtype=np.int64)
+        offset, confs, r = 0, [], 0
+        for p in parts:
+            if p.size >= 3:
+                key = part_ids[i][r]
+                r += 1
+                kc = k_of[key]
+                confs.append(conf_of[key])
+                labels[p] = offset + (labels_of[key] if kc > 1 else 0)
+            else:
+                kc = 1
+                labels[p] = offset
+            offset += kc
+        labels[isolated] = offset + np.arange(isolated.size)
+        counts = np.bincount(canonical_rows(labels[None], offset + isolated.size)[0]) if n else np.zeros(0)
+        conf = float(np.prod(confs)) if confs else float("nan")
+        out[i] = (entropy_from_counts(counts) if n else float("nan"), offset + int(isolated.size), conf)
     return out
+
+
+def _rule(C: np.ndarray, kc_max: int, small):
+    """The "auto" rule on a stack of connected cores: ``(K, confidence, eigenvectors)`` of each."""
+    w, V = spectra(C)
+    scores, _ = icl_scores(C, w, V, kc_max)
+    kc, conf, _, _, _ = choose(scores, w[:, : kc_max + 1], small)
+    return kc, conf, V
+
+
+def _parts(core: np.ndarray) -> list[np.ndarray]:
+    """The connected components of a core (every text has an edge), numbered by their first texts."""
+    count, labels = connected_components(sp.csr_array(core), directed=False)
+    if count == 1:
+        return [np.arange(core.shape[0])]
+    _, first = np.unique(labels, return_index=True)
+    return [np.flatnonzero(labels == c) for c in np.argsort(first, kind="stable")]
 
 
 def _connected(C: np.ndarray) -> np.ndarray:
@@ -82,78 +293,16 @@ def _connected(C: np.ndarray) -> np.ndarray:
     return R[:, 0, :].all(axis=1)
 
 
-def _auto_group(nc, idx, graphs, cores, keeps, rngs, k_max, out):
-    """Every graph of ``idx`` has a core of ``nc`` texts."""
-    B = len(idx)
-    C = np.stack([cores[i] for i in idx])  # (B, nc, nc)
-    kc_max = min(k_max, nc - 1)  # min(k_max, n - 1, nc - 1), n >= nc
-    # --- the spectrum (select_k._common._normalized_top): D^-1/2 A D^-1/2, all eigenpairs, descending
-    s = 1.0 / np.sqrt(C.sum(2))
-    M = C * s[:, :, None] * s[:, None, :]
-    w, V = np.linalg.eigh(M)
-    w = w[:, ::-1][:, : kc_max + 1]
-
-    def embedding(rows, k):
-        # the per-problem view V[:, ::-1][:, :k] of each graph, same strides (the arithmetic on it depends on them)
-        return V[rows][:, :, ::-1][:, :, :k]
-
-    # --- the ICL of each candidate K (select_k.likelihood._criterion_core, judge model)
-    k_up = np.minimum(kc_max, np.maximum(np.count_nonzero(w[:, :kc_max] > 0, axis=1), 1))
-    scores = np.full((B, kc_max), -np.inf)
-    e_all = C.sum(axis=(1, 2)) / 2.0  # sums of 0/1 verdicts: exact in any order
-    N_all = nc * (nc - 1) / 2
-    for k in range(1, kc_max + 1):
-        rows = np.flatnonzero(k_up >= k)
-        if rows.size == 0:
-            break
-        z = _pivoted_many(embedding(rows, k), k)
-        icl, valid = _icl_judge_many(C[rows], z, k, e_all[rows], N_all)
-        scores[rows[valid], k - 1] = icl[valid]
-    # --- the choice (select_k._common._posterior and _result, auto's eigengap rule for small cores)
-    mu = w[:, : kc_max + 1]
-    gaps = mu[:, :-1] - mu[:, 1:]  # select_k._common._largest_gap, row by row: near-ties to the smaller K
-    top = gaps.max(axis=1, keepdims=True)
-    k_gap = np.argmax(gaps >= top - GAP_TIE * np.maximum(1.0, np.abs(top)), axis=1) + 1
-    post = _posterior_many(scores)
-    kc = np.argmin(-scores, axis=1) + 1
-    if nc <= AUTO_SMALL:
-        kc = np.maximum(kc, k_gap)
-    conf = post[np.arange(B), kc - 1]
-    # --- the clusters (spectral_clusters with kmeans="numpy" and the shared embedding)
-    labels_core = np.zeros((B, nc), dtype=np.int64)
-    seeds = {}
-    for b in np.flatnonzero(kc > 1):
-        seeds[b] = int(rngs[idx[b]].integers(2**31 - 1))
-    by_k: dict[int, list[int]] = {}
-    for b in seeds:
-        by_k.setdefault(int(kc[b]), []).append(b)
-    for k, bs in by_k.items():
-        labs = _kmeans_many(embedding(np.array(bs), k), k, [seeds[b] for b in bs])
-        labels_core[bs] = _canonical_many(labs, k)
-    # --- the entropies: prompts without isolated texts together, by number of clusters found (a k-means
-    # answer may leave a cluster empty), so that every row holds the positive counts entropy_from_counts sums
-    whole = np.array([b for b, i in enumerate(idx) if graphs[i].shape[0] == nc], dtype=np.int64)
-    found = labels_core[whole].max(1) + 1 if whole.size else whole
-    for p in np.unique(found):
-        bs = whole[found == p]
-        h = _entropy_many((labels_core[bs][:, :, None] == np.arange(p)).sum(1))
-        for b, hb in zip(bs, h):
-            out[idx[b]] = (float(hb), int(kc[b]), float(conf[b]))
-    for b, i in enumerate(idx):
-        A, keep = graphs[i], keeps[i]
-        n = A.shape[0]
-        if n == nc:
-            continue
-        m = n - nc
-        labels = np.empty(n, dtype=np.int64)
-        labels[~keep] = kc[b] + np.arange(m)
-        labels[keep] = labels_core[b]
-        labels = canonical_labels(labels)
-        out[i] = (entropy_from_counts(np.bincount(labels)), int(kc[b]) + m, float(conf[b]))
+def _n_used(L: np.ndarray) -> np.ndarray:
+    return L.max(1) + 1
 
 
-def _canonical_many(labels: np.ndarray, k: int) -> np.ndarray:
-    """:func:`semvar.spectral.canonical_labels` of each row of ``labels`` (values in ``0..k-1``)."""
+def _counts(L: np.ndarray, p: int) -> np.ndarray:
+    return (L[:, :, None] == np.arange(p)).sum(1)
+
+
+def canonical_rows(labels: np.ndarray, k: int) -> np.ndarray:
+    """Each row of ``labels`` (values in ``0..k-1``) renumbered 0, 1, 2, ... in order of first appearance."""
     n = labels.shape[1]
     onehot = labels[:, :, None] == np.arange(k)
     first = np.where(onehot.any(1), onehot.argmax(1), n)  # first position of each label; n when absent
@@ -161,135 +310,8 @@ def _canonical_many(labels: np.ndarray, k: int) -> np.ndarray:
     return np.take_along_axis(rank, labels, axis=1)
 
 
-def _entropy_many(counts: np.ndarray) -> np.ndarray:
+def entropies(counts: np.ndarray) -> np.ndarray:
     """:func:`semvar.entropy.entropy_from_counts` of each row of positive ``counts`` (B, k), the same operations."""
     c = counts.astype(float)
     prop = c / c.sum(1, keepdims=True)
     return -(prop * np.log(prop)).sum(1) + 0.0
-
-
-def _posterior_many(scores: np.ndarray) -> np.ndarray:
-    """``semvar.select_k._common._posterior`` of each row of ``scores``: the same operations, row by row."""
-    finite = np.isfinite(scores)
-    top = np.where(finite, scores, -np.inf).max(1, keepdims=True)
-    with np.errstate(invalid="ignore"):
-        w = np.where(finite, np.exp(scores - top), 0.0)
-    return w / w.sum(1, keepdims=True)
-
-
-def _icl_judge_many(A: np.ndarray, z: np.ndarray, k: int, e_all: np.ndarray, N_all: float):
-    """:func:`semvar.select_k.likelihood._icl_judge` of each graph ``A[b]`` with labels ``z[b]``, and whether every cluster is used."""
-    n = A.shape[1]
-    nk = (z[:, :, None] == np.arange(k)).sum(1)  # (B, k) cluster sizes
-    valid = nk.min(1) > 0
-    e_in = (A * (z[:, :, None] == z[:, None, :])).sum(axis=(1, 2)) / 2.0  # sums of 0/1 verdicts: exact
-    N_in = (nk * (nk - 1.0)).sum(1) / 2.0
-    verdicts = betaln(e_in + 1.0, N_in - e_in + 1.0)
-    with np.errstate(invalid="ignore"):
-        between = betaln(e_all - e_in + 1.0, N_all - N_in - (e_all - e_in) + 1.0)
-    verdicts = np.where(N_all > N_in, verdicts + between, verdicts)
-    return verdicts + gammaln(k) - gammaln(n + k) + gammaln(nk + 1.0).sum(1) + gammaln(k + 1.0), valid
-
-
-def _pivoted_many(X: np.ndarray, k: int) -> np.ndarray:
-    """:func:`semvar._kmeans.kmeans_pivoted` of each ``X[b]`` (B, n, k), the Lloyd iterations stacked."""
-    B, n, _ = X.shape
-    if k == 1:
-        return np.zeros((B, n), dtype=np.int64)
-    geqp3 = lapack.get_lapack_funcs("geqp3", (X[0],))
-    piv = np.stack([geqp3(np.array(X[b].T, order="F"), overwrite_a=1)[1][:k] - 1 for b in range(B)])
-    C = X[np.arange(B)[:, None], piv].copy()  # (B, k, k)
-    eye = np.eye(k)
-    labels = np.zeros((B, n), dtype=np.intp)
-    act = np.arange(B)  # the graphs still moving; a converged graph's labels and centres are final
-    Xa, Ca = X, C
-    for it in range(_MAX_ITER):
-        new = (np.einsum("bkd,bkd->bk", Ca, Ca)[:, None, :] - 2.0 * np.matmul(Xa, Ca.transpose(0, 2, 1))).argmin(2)
-        if it:
-            moving = ~(new == labels[act]).all(1)
-            if not moving.all():
-                act, new, Xa, Ca = act[moving], new[moving], _subset(Xa, moving), Ca[moving]
-                if not act.size:
-                    break
-        labels[act] = new
-        onehot = eye[new]  # (b, n, k)
-        counts = onehot.sum(1)
-        means = np.matmul(onehot.transpose(0, 2, 1), Xa) / np.maximum(counts, 1.0)[:, :, None]
-        Ca = np.where(counts[:, :, None] > 0, means, Ca)
-    return labels.astype(np.int64)
-
-
-def _kmeans_many(X: np.ndarray, k: int, seeds) -> np.ndarray:
-    """The labels of :func:`semvar._kmeans.kmeans` of each ``X[b]`` with ``default_rng(seeds[b])``, stacked."""
-    B, n, d = X.shape
-    R = _N_INIT
-    trials = 2 + int(np.log(k))
-    # the random draws of each problem, in the order kmeans makes them
-    first = np.empty((B, R), dtype=np.int64)
-    unif = np.empty((B, k - 1, R, trials))
-    fallback = np.empty((B, k - 1, R, trials), dtype=np.int64)
-    for b, seed in enumerate(seeds):
-        rng = np.random.default_rng(seed)
-        first[b] = rng.integers(n, size=R)
-        for c in range(1, k):
-            unif[b, c - 1] = rng.random((R, trials))
-            fallback[b, c - 1] = rng.integers(n, size=(R, trials))
-    sq = np.einsum("bnd,bnd->bn", X, X)
-    bidx = np.arange(B)
-    C = np.empty((B, R, k, d))
-    C[:, :, 0] = X[bidx[:, None], first]
-    D2 = _sqdist(X, sq, C[:, :, :1])[:, :, :, 0]  # (B, R, n)
-    # kmeans writes ``2.0 * X @ X.T``, which Python reads as ``(2.0 * X) @ X.T``: the same product here (a
-    # matmul of X with itself would round differently, and so would ``2.0 *`` its result)
-    pair = np.maximum(sq[:, :, None] - np.matmul(2.0 * X, X.transpose(0, 2, 1)) + sq[:, None, :], 0.0)
-    rows = np.arange(R)
-    for c in range(1, k):
-        cum = np.cumsum(D2, axis=2)
-        total = cum[:, :, -1]
-        u = unif[:, c - 1] * total[:, :, None]
-        cand = np.minimum((cum[:, :, None, :] <= u[:, :, :, None]).sum(3), n - 1)  # (B, R, trials)
-        cand = np.where(total[:, :, None] > 0, cand, fallback[:, c - 1])
-        pot = np.minimum(D2[:, :, None, :], pair[bidx[:, None, None], cand]).sum(3)  # (B, R, trials)
-        best = cand[bidx[:, None], rows[None, :], pot.argmin(2)]  # (B, R)
-        C[:, :, c] = X[bidx[:, None], best]
-        D2 = np.minimum(D2, pair[bidx[:, None], best])
-    slots = np.arange(k)
-    dist = _sqdist(X, sq, C)
-    labels = dist.argmin(3)
-    act = np.arange(B)  # the problems with a restart still moving; the others' labels and distances are final
-    Xa, sqa, Ca = X, sq, C
-    for _ in range(_MAX_ITER):
-        la = labels[act]
-        onehot = (la[:, :, :, None] == slots).astype(float)  # (b, R, n, k)
-        counts = onehot.sum(2)
-        sums = np.matmul(onehot.transpose(0, 1, 3, 2), Xa[:, None])  # (b, R, k, d)
-        Ca = np.where(counts[:, :, :, None] > 0, sums / np.maximum(counts, 1.0)[:, :, :, None], Ca)
-        dist_new = _sqdist(Xa, sqa, Ca)
-        new = dist_new.argmin(3)
-        dist[act] = dist_new
-        labels[act] = new
-        moving = ~(new == la).all(axis=(1, 2))
-        if not moving.all():
-            act = act[moving]
-            if not act.size:
-                break
-            Xa, sqa, Ca = _subset(Xa, moving), sqa[moving], Ca[moving]
-    inertia = np.take_along_axis(dist, labels[:, :, :, None], axis=3)[:, :, :, 0].sum(2)  # (B, R)
-    best = np.argmin(inertia, axis=1)
-    return labels[bidx, best].astype(np.int64)
-
-
-def _subset(X: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """The matrices ``X[keep]`` with each one's memory layout kept (numpy's matmul rounds a matrix whose last
-    axis runs backwards, as the per-problem path's view of the eigenvectors does, other than a plain one)."""
-    if X.strides[-1] < 0:
-        return np.ascontiguousarray(X[keep, :, ::-1])[:, :, ::-1]
-    return X[keep]
-
-
-def _sqdist(X: np.ndarray, sq: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Squared distances (B, R, n, k) between the rows of ``X[b]`` (B, n, d) and centres ``C`` (B, R, k, d)."""
-    cross = np.matmul(X[:, None], C.transpose(0, 1, 3, 2))  # (B, R, n, k)
-    csq = np.einsum("brkd,brkd->brk", C, C)
-    d = sq[:, None, :, None] - 2.0 * cross + csq[:, :, None, :]
-    return np.maximum(d, 0.0, out=d)

@@ -1,29 +1,44 @@
-"""k-means for the small problems of semantic entropy, in numpy.
+"""k-means for the small problems of semantic entropy, in numpy: many problems at once.
 
-A judged graph of 5-50 texts is embedded in a handful of dimensions; clustering
-it with :class:`sklearn.cluster.KMeans` costs milliseconds of fixed overhead per
-call (argument checks, thread pools), far more than the arithmetic.  This
-module holds Lloyd's algorithm with k-means++ seeding (Arthur & Vassilvitskii
-2007) for such problems, with all restarts advanced together as one array
-operation.  It finds the same optimum as scikit-learn on well-separated data;
-``tests/test_kmeans.py`` compares the two on many random graphs.
+A judged graph of 5-300 texts is embedded in a handful of dimensions;
+clustering it with :class:`sklearn.cluster.KMeans` costs milliseconds of fixed
+overhead per call (argument checks, thread pools), far more than the
+arithmetic.  This module holds the package's one k-means for such problems:
+Lloyd's algorithm with greedy k-means++ seeding (Arthur & Vassilvitskii 2007),
+every restart of every problem of a stack ``(B, n, d)`` advanced together as
+one array operation (a problem whose restarts have all converged leaves the
+stack), and the deterministic single run started from rows chosen by a
+pivoted QR.  One problem is a stack of one (:func:`kmeans`,
+:func:`kmeans_pivoted`), so a single graph and a batch of graphs are clustered
+by the same code.  It finds the same optimum as scikit-learn on
+well-separated data; ``tests/test_kmeans.py`` compares the two on many random
+graphs.
 
-Private: the public entry points (:func:`semvar.pipeline.semantic_spectral_entropies`,
-the selection rules of :mod:`semvar.select_k`) call it with checked input.
+Large graphs keep :class:`sklearn.cluster.KMeans` (:mod:`semvar.spectral`):
+the seeding here holds the ``n x n`` matrix of squared distances of each
+problem, which is what makes it fast for small ``n`` and impossible for large.
+
+Private: the public entry points (:func:`semvar.pipeline.graph_entropy`,
+:func:`semvar.pipeline.semantic_spectral_entropies`, the selection rules of
+:mod:`semvar.select_k`) call it with checked input.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 from scipy.linalg import lapack
 
-__all__ = ["kmeans", "kmeans_pivoted"]
+__all__ = ["kmeans", "kmeans_pivoted", "kmeans_many", "pivoted_many"]
+
+MAX_ITER = 300
 
 
 def kmeans(
-    X: np.ndarray, k: int, rng: np.random.Generator, *, n_init: int = 10, max_iter: int = 300,
+    X: np.ndarray, k: int, rng: np.random.Generator, *, n_init: int = 10, max_iter: int = MAX_ITER,
 ) -> tuple[np.ndarray, float]:
-    """Cluster the rows of ``X`` into ``k`` groups; return ``(labels, inertia)``.
+    """Cluster the rows of ``X`` into ``k`` groups; return ``(labels, inertia)``: :func:`kmeans_many` of one.
 
     Parameters
     ----------
@@ -47,17 +62,6 @@ def kmeans(
     inertia : float
         Sum of squared distances of the rows to their cluster's mean.
 
-    Notes
-    -----
-    Seeding (greedy k-means++, as scikit-learn does it): the first centre of
-    each restart is a uniformly drawn row; for each further centre,
-    ``2 + floor(log k)`` rows are drawn with probability proportional to
-    ``D(i)^2``, their squared distance to the nearest centre chosen so far,
-    and the one that lowers the sum of ``D^2`` most is kept.
-    Lloyd's iteration then alternates assignment to the nearest centre and
-    moving each centre to the mean of its rows, until no label changes; a
-    centre whose cluster empties stays where it is.
-
     Examples
     --------
     >>> X = np.array([[0.0, 0.0], [0.1, 0.0], [5.0, 5.0], [5.1, 5.0]])
@@ -65,70 +69,93 @@ def kmeans(
     >>> bool(labels[0] == labels[1] != labels[2] == labels[3]), round(inertia, 3)
     (True, 0.01)
     """
-    n, d = X.shape
     if k == 1:
-        return np.zeros(n, dtype=np.int64), float(((X - X.mean(0)) ** 2).sum())
+        return np.zeros(X.shape[0], dtype=np.int64), float(((X - X.mean(0)) ** 2).sum())
+    labels, inertia = kmeans_many(X[None], k, [rng], n_init=n_init, max_iter=max_iter)
+    return labels[0], float(inertia[0])
+
+
+def kmeans_many(
+    X: np.ndarray, k: int, rngs: Sequence[np.random.Generator], *, n_init: int = 10, max_iter: int = MAX_ITER,
+) -> tuple[np.ndarray, np.ndarray]:
+    """k-means with ``n_init`` restarts of each problem ``X[b]`` (B, n, d) into ``k >= 2`` groups.
+
+    ``rngs[b]`` draws problem ``b``'s k-means++ seeds, in this order: the first
+    centre of every restart (``integers(n, size=n_init)``), then for each
+    further centre the uniforms and the fallback rows of its candidates.
+    Returns the labels ``(B, n)`` of each problem's best restart (the
+    smallest inertia, the first of equal ones) and those inertias ``(B,)``.
+
+    Notes
+    -----
+    Seeding (greedy k-means++, as scikit-learn does it): the first centre of
+    each restart is a uniformly drawn row; for each further centre,
+    ``2 + floor(log k)`` rows are drawn with probability proportional to
+    ``D(i)^2``, their squared distance to the nearest centre chosen so far,
+    and the one that lowers the sum of ``D^2`` most is kept.  Lloyd's
+    iteration then alternates assignment to the nearest centre and moving
+    each centre to the mean of its rows, until no label of any restart of
+    the problem changes; a centre whose cluster empties stays where it is.
+    """
+    X = np.ascontiguousarray(X, dtype=float)  # one layout, whatever view the caller holds: the same rounding
+    B, n, d = X.shape
     R = n_init
-    sq = np.einsum("nd,nd->n", X, X)
-    # --- greedy k-means++ seeding, all restarts at once
-    C = np.empty((R, k, d))
-    C[:, 0] = X[rng.integers(n, size=R)]
-    D2 = _sqdist(X, sq, C[:, :1])[:, :, 0]  # (R, n): squared distance to the nearest centre so far
-    pair = np.maximum(sq[:, None] - 2.0 * X @ X.T + sq[None, :], 0.0)  # (n, n) squared distances
     trials = 2 + int(np.log(k))
+    # the random draws of each problem, in the order stated above
+    first = np.empty((B, R), dtype=np.int64)
+    unif = np.empty((B, k - 1, R, trials))
+    fallback = np.empty((B, k - 1, R, trials), dtype=np.int64)
+    for b, rng in enumerate(rngs):
+        first[b] = rng.integers(n, size=R)
+        for c in range(1, k):
+            unif[b, c - 1] = rng.random((R, trials))
+            fallback[b, c - 1] = rng.integers(n, size=(R, trials))
+    sq = np.einsum("bnd,bnd->bn", X, X)
+    bidx = np.arange(B)
+    C = np.empty((B, R, k, d))
+    C[:, :, 0] = X[bidx[:, None], first]
+    D2 = _sqdist(X, sq, C[:, :, :1])[:, :, :, 0]  # (B, R, n): squared distance to the nearest centre so far
+    pair = np.maximum(sq[:, :, None] - np.matmul(2.0 * X, X.transpose(0, 2, 1)) + sq[:, None, :], 0.0)
     rows = np.arange(R)
     for c in range(1, k):
-        cum = np.cumsum(D2, axis=1)
-        total = cum[:, -1]
-        u = rng.random((R, trials)) * total[:, None]
-        cand = np.minimum((cum[:, None, :] <= u[:, :, None]).sum(2), n - 1)  # (R, trials)
+        cum = np.cumsum(D2, axis=2)
+        total = cum[:, :, -1]
+        u = unif[:, c - 1] * total[:, :, None]
+        cand = np.minimum((cum[:, :, None, :] <= u[:, :, :, None]).sum(3), n - 1)  # (B, R, trials)
         # all points coincide with chosen centres (total 0): any row will do
-        cand = np.where(total[:, None] > 0, cand, rng.integers(n, size=(R, trials)))
-        pot = np.minimum(D2[:, None, :], pair[cand]).sum(2)  # (R, trials): potential after adding each candidate
-        best = cand[rows, pot.argmin(1)]
-        C[:, c] = X[best]
-        D2 = np.minimum(D2, pair[best])
-    # --- Lloyd iterations, all restarts at once
+        cand = np.where(total[:, :, None] > 0, cand, fallback[:, c - 1])
+        pot = np.minimum(D2[:, :, None, :], pair[bidx[:, None, None], cand]).sum(3)  # potential after each candidate
+        best = cand[bidx[:, None], rows[None, :], pot.argmin(2)]  # (B, R)
+        C[:, :, c] = X[bidx[:, None], best]
+        D2 = np.minimum(D2, pair[bidx[:, None], best])
     slots = np.arange(k)
     dist = _sqdist(X, sq, C)
-    labels = dist.argmin(2)
+    labels = dist.argmin(3)
+    act = np.arange(B)  # the problems with a restart still moving; the others' labels and distances are final
+    Xa, sqa, Ca = X, sq, C
     for _ in range(max_iter):
-        onehot = (labels[:, :, None] == slots).astype(float)  # (R, n, k)
-        counts = onehot.sum(1)  # (R, k)
-        sums = np.matmul(onehot.transpose(0, 2, 1), X)  # (R, k, d)
-        C = np.where(counts[:, :, None] > 0, sums / np.maximum(counts, 1.0)[:, :, None], C)
-        dist = _sqdist(X, sq, C)
-        new = dist.argmin(2)
-        if np.array_equal(new, labels):
-            break
-        labels = new
-    inertia = np.take_along_axis(dist, labels[:, :, None], axis=2)[:, :, 0].sum(1)
-    best = int(np.argmin(inertia))
-    return labels[best].astype(np.int64), float(inertia[best])
+        la = labels[act]
+        onehot = (la[:, :, :, None] == slots).astype(float)  # (b, R, n, k)
+        counts = onehot.sum(2)
+        sums = np.matmul(onehot.transpose(0, 1, 3, 2), Xa[:, None])  # (b, R, k, d)
+        Ca = np.where(counts[:, :, :, None] > 0, sums / np.maximum(counts, 1.0)[:, :, :, None], Ca)
+        dist_new = _sqdist(Xa, sqa, Ca)
+        new = dist_new.argmin(3)
+        dist[act] = dist_new
+        labels[act] = new
+        moving = ~(new == la).all(axis=(1, 2))
+        if not moving.all():
+            act = act[moving]
+            if not act.size:
+                break
+            Xa, sqa, Ca = Xa[moving], sqa[moving], Ca[moving]
+    inertia = np.take_along_axis(dist, labels[:, :, :, None], axis=3)[:, :, :, 0].sum(2)  # (B, R)
+    best = np.argmin(inertia, axis=1)
+    return labels[bidx, best].astype(np.int64), inertia[bidx, best]
 
 
-def _sqdist(X: np.ndarray, sq: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Squared distances ``(R, n, k)`` between the rows of ``X`` (squared norms ``sq``) and centres ``C`` (R, k, d).
-
-    ``|x|^2 - 2 x.c + |c|^2``, one batched matrix product; tiny negative
-    values from cancellation are clipped to zero.
-    """
-    cross = np.matmul(X, C.transpose(0, 2, 1))  # (R, n, k)
-    csq = np.einsum("rkd,rkd->rk", C, C)
-    d = sq[None, :, None] - 2.0 * cross + csq[:, None, :]
-    return np.maximum(d, 0.0, out=d)
-
-
-def kmeans_pivoted(X: np.ndarray, k: int, *, max_iter: int = 300) -> np.ndarray:
-    """One deterministic k-means run started from ``k`` rows chosen by a pivoted QR; return the labels.
-
-    For a spectral embedding ``X`` (rows of the ``k`` leading eigenvectors) the
-    column-pivoted QR factorisation of ``X.T`` picks ``k`` rows that are as
-    far from linearly dependent as possible, in practice one from each
-    cluster (Damle, Minden & Ying 2019); Lloyd's iteration from them is one
-    run instead of ten.  Used where many values of ``k`` are compared (the
-    selection rules); the clusters reported for the chosen ``k`` come from
-    :func:`kmeans` with restarts.
+def kmeans_pivoted(X: np.ndarray, k: int, *, max_iter: int = MAX_ITER) -> np.ndarray:
+    """One deterministic k-means run started from ``k`` rows chosen by a pivoted QR: :func:`pivoted_many` of one.
 
     Examples
     --------
@@ -136,20 +163,59 @@ def kmeans_pivoted(X: np.ndarray, k: int, *, max_iter: int = 300) -> np.ndarray:
     >>> kmeans_pivoted(X, 2).tolist()
     [0, 0, 1, 1]
     """
-    n = X.shape[0]
+    return pivoted_many(X[None], k, max_iter=max_iter)[0]
+
+
+def pivoted_many(X: np.ndarray, k: int, *, max_iter: int = MAX_ITER) -> np.ndarray:
+    """One deterministic k-means run of each ``X[b]`` (B, n, d) from ``k`` rows chosen by a pivoted QR; the labels.
+
+    For a spectral embedding ``X`` (rows of the ``k`` leading eigenvectors) the
+    column-pivoted QR factorisation of ``X.T`` picks ``k`` rows that are as
+    far from linearly dependent as possible, in practice one from each
+    cluster (Damle, Minden & Ying 2019); Lloyd's iteration from them is one
+    run instead of ten.  Used where many values of ``k`` are compared (the
+    selection rules); the clusters reported for the chosen ``k`` come from
+    :func:`kmeans_many` with restarts.  The QR is one LAPACK call per problem
+    (LAPACK has no batched form of it); the Lloyd iterations of the problems
+    still moving advance together.
+    """
+    B, n, _ = X.shape
     if k == 1:
-        return np.zeros(n, dtype=np.int64)
-    geqp3 = lapack.get_lapack_funcs("geqp3", (X,))
-    piv = geqp3(np.array(X.T, order="F"), overwrite_a=1)[1] - 1  # LAPACK's column-pivoted QR, 1-based pivots
-    C = X[piv[:k]].copy()
+        return np.zeros((B, n), dtype=np.int64)
+    X = np.ascontiguousarray(X, dtype=float)
+    geqp3 = lapack.get_lapack_funcs("geqp3", (X[0],))
+    work = X.copy()  # each work[b].T is a Fortran-ordered copy of X[b].T for LAPACK to overwrite
+    # LAPACK's column-pivoted QR, 1-based pivots
+    piv = np.stack([geqp3(work[b].T, overwrite_a=1)[1][:k] for b in range(B)]) - 1
+    C = X[np.arange(B)[:, None], piv].copy()  # (B, k, k)
     eye = np.eye(k)
-    labels = None
-    for _ in range(max_iter):
-        new = (np.einsum("kd,kd->k", C, C) - 2.0 * (X @ C.T)).argmin(1)  # |x|^2 does not move the argmin
-        if labels is not None and np.array_equal(new, labels):
-            break
-        labels = new
-        onehot = eye[labels]
-        counts = onehot.sum(0)
-        C = np.where(counts[:, None] > 0, (onehot.T @ X) / np.maximum(counts, 1.0)[:, None], C)
+    labels = np.zeros((B, n), dtype=np.intp)
+    act = np.arange(B)  # the problems still moving; a converged problem's labels and centres are final
+    Xa, Ca = X, C
+    for it in range(max_iter):
+        # |x|^2 does not move the argmin
+        new = (np.einsum("bkd,bkd->bk", Ca, Ca)[:, None, :] - 2.0 * np.matmul(Xa, Ca.transpose(0, 2, 1))).argmin(2)
+        if it:
+            moving = ~(new == labels[act]).all(1)
+            if not moving.all():
+                act, new, Xa, Ca = act[moving], new[moving], Xa[moving], Ca[moving]
+                if not act.size:
+                    break
+        labels[act] = new
+        onehot = eye[new]  # (b, n, k)
+        counts = onehot.sum(1)
+        means = np.matmul(onehot.transpose(0, 2, 1), Xa) / np.maximum(counts, 1.0)[:, :, None]
+        Ca = np.where(counts[:, :, None] > 0, means, Ca)
     return labels.astype(np.int64)
+
+
+def _sqdist(X: np.ndarray, sq: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Squared distances (B, R, n, k) between the rows of ``X[b]`` (B, n, d) and centres ``C`` (B, R, k, d).
+
+    ``|x|^2 - 2 x.c + |c|^2``, one batched matrix product; tiny negative
+    values from cancellation are clipped to zero.
+    """
+    cross = np.matmul(X[:, None], C.transpose(0, 1, 3, 2))  # (B, R, n, k)
+    csq = np.einsum("brkd,brkd->brk", C, C)
+    d = sq[:, None, :, None] - 2.0 * cross + csq[:, :, None, :]
+    return np.maximum(d, 0.0, out=d)

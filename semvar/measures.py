@@ -86,6 +86,7 @@ __all__ = [
     "rouge_l",
     "Measure",
     "MEASURES",
+    "measure",
     "NEEDS",
     "uncertainty_measures",
 ]
@@ -676,24 +677,44 @@ def _on_graph(f: Callable[[np.ndarray], float]) -> Callable[[np.ndarray], float]
 
 
 #: Every uncertainty measure, by key; :func:`uncertainty_measures` dispatches through it.
-MEASURES: dict[str, Measure] = {
-    m.name: m
-    for m in (
-        Measure("semantic_entropy", semantic_entropy, "verdicts", "semantic entropy", "farquhar2024detecting", _semantic_entropy),
-        Measure("num_semantic_sets", num_semantic_sets, "verdicts", "NumSet", "kuhn2023semantic", _num_sets),
-        Measure("spectral_entropy", spectral_entropy, "verdicts", "spectral entropy", "liu2025semantic", _spectral_entropy, True),
-        Measure("eigv", eigv, "verdicts", "EigV", "lin2024generating", _on_graph(_eigv)),
-        Measure("ecc", ecc, "verdicts", "Ecc", "lin2024generating", _on_graph(_ecc)),
-        Measure("deg", deg, "verdicts", "Deg", "lin2024generating", _on_graph(_deg)),
-        Measure("eigv_w", eigv, "similarity", "EigV (weighted)", "lin2024generating", _eigv),
-        Measure("ecc_w", ecc, "similarity", "Ecc (weighted)", "lin2024generating", _ecc),
-        Measure("deg_w", deg, "similarity", "Deg (weighted)", "lin2024generating", _deg),
-        Measure("self_similarity", self_similarity_uncertainty, "embeddings", "1 - self-similarity", "selfsimilarity",
-                lambda E: 1.0 - self_similarity(E)),
-        Measure("lexical_similarity", lexical_similarity_uncertainty, "texts", "1 - LexSim (ROUGE-L)",
-                "lin2024generating", _lexical),
-    )
-}
+MEASURES: dict[str, Measure] = {}
+
+
+def measure(name: str, function: Callable, needs: str, label: str, citation: str, *,
+            seeded: bool = False) -> Callable[[Callable], Callable]:
+    """Register a measure: decorate the private function that computes it from checked input.
+
+    ``function`` is the public function (which checks its input), ``needs`` the input it reads
+    (one of ``"verdicts"``, ``"similarity"``, ``"embeddings"``, ``"texts"``), ``label`` its short name
+    in tables, ``citation`` its key in ``book/references.bib``; ``seeded``: the computation takes a
+    ``random_state``.  The decorated function is returned unchanged; the measure joins
+    :data:`MEASURES` (after those registered before it), and with it :func:`uncertainty_measures`,
+    the registry-driven tests and the tables that iterate the registry.
+    """
+    def decorate(compute: Callable) -> Callable:
+        if name in MEASURES:
+            raise ValueError(f"a measure named {name!r} is registered already")
+        MEASURES[name] = Measure(name, function, needs, label, citation, compute, seeded)
+        return compute
+
+    return decorate
+
+
+# the package's measures, in the order of the module notes' table
+measure("semantic_entropy", semantic_entropy, "verdicts", "semantic entropy", "farquhar2024detecting")(_semantic_entropy)
+measure("num_semantic_sets", num_semantic_sets, "verdicts", "NumSet", "kuhn2023semantic")(_num_sets)
+measure("spectral_entropy", spectral_entropy, "verdicts", "spectral entropy", "liu2025semantic",
+        seeded=True)(_spectral_entropy)
+measure("eigv", eigv, "verdicts", "EigV", "lin2024generating")(_on_graph(_eigv))
+measure("ecc", ecc, "verdicts", "Ecc", "lin2024generating")(_on_graph(_ecc))
+measure("deg", deg, "verdicts", "Deg", "lin2024generating")(_on_graph(_deg))
+measure("eigv_w", eigv, "similarity", "EigV (weighted)", "lin2024generating")(_eigv)
+measure("ecc_w", ecc, "similarity", "Ecc (weighted)", "lin2024generating")(_ecc)
+measure("deg_w", deg, "similarity", "Deg (weighted)", "lin2024generating")(_deg)
+measure("self_similarity", self_similarity_uncertainty, "embeddings", "1 - self-similarity",
+        "selfsimilarity")(lambda E: 1.0 - self_similarity(E))
+measure("lexical_similarity", lexical_similarity_uncertainty, "texts", "1 - LexSim (ROUGE-L)",
+        "lin2024generating")(_lexical)
 
 
 def _check_names(names: Sequence[str] | None, given: dict) -> list[str]:

@@ -12,7 +12,7 @@ Liu (2025, Algorithm 1) measures how variable ``n`` texts are in meaning:
 4. report the plug-in entropy (eq. 5) of the cluster sizes
    (:mod:`semvar.entropy`).
 
-Three entry points share steps 2-4:
+Four entry points share steps 2-4:
 
 - :func:`semantic_spectral_entropy` starts from texts and a judge and asks it
   about every unordered pair (step 1 included);
@@ -20,7 +20,9 @@ Three entry points share steps 2-4:
   parallel through joblib (on one machine, or a cluster through joblib's Dask
   backend), with one seed per prompt derived from one ``random_state``;
 - :func:`graph_entropy` starts from a judged graph you already have (for
-  example a sampled pair design, with its mask of asked pairs).
+  example a sampled pair design, with its mask of asked pairs);
+- :func:`graph_entropies` starts from many judged graphs at once, an
+  ``(m, n, n)`` stack or a list, checked once and solved stacked.
 
 Each checks its input once; the steps after it receive checked data.
 
@@ -32,11 +34,17 @@ held dense, its spectrum is computed once and shared by the rule that chooses
 ``K`` and the clustering, and k-means (ten restarts, as in the general
 path) is the numpy implementation of :mod:`semvar._kmeans` instead of
 :class:`sklearn.cluster.KMeans` (whose fixed cost per call dominates problems
-this small).  Both paths cluster through the one function
-:func:`semvar.spectral.spectral_clusters`, looked up in :mod:`semvar.spectral`
-at each call (its ``kmeans="numpy"`` and ``embedding`` options are the
-small-graph branch); the rule's ``K``, the texts with an edge and the spectrum
-it read come from :func:`semvar.select_k.select_with_core`.  The results equal those
+this small).  One graph is clustered through
+:func:`semvar.spectral.spectral_clusters` (its ``kmeans="numpy"`` and
+``embedding`` options are the small-graph branch), from the spectrum the rule
+read (:func:`semvar.select_k.select_with_core`); a connected core, and each
+part of a core in parts, is clustered from its own spectrum.  Many graphs
+(:func:`graph_entropies`, and :func:`semantic_spectral_entropies` with
+``k="auto"``) are solved by :func:`semvar._batched.auto_entropies` on stacked
+arrays.  Both run the same code: the rule's spectrum, ICL and choice are the
+functions of :mod:`semvar._batched`, and the k-means is
+:func:`semvar._kmeans.kmeans_many`, each called with a stack of one for one
+graph, so an edit of either reaches every route.  The results equal those
 of the general path whenever both k-means runs reach the optimum, which ten
 restarts do on such graphs; the tests compare the two on many random graphs
 (on a symmetric graph two partitions can both be optimal, and the two
@@ -91,7 +99,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
 from . import spectral
-from ._batched import auto_entropies
+from ._batched import auto_entropies, spectra
 from ._masks import check_mask_size, checked_dense_mask, completed, dense_mask, unresolved
 from ._threads import one_thread
 from ._validation import (
@@ -111,7 +119,7 @@ from ._validation import (
 )
 from .entropy import empirical_entropy, entropy_from_counts
 from .graph import all_pairs, check_judged, judge_graph
-from .select_k import METHODS, KSelection, is_registered, select_with_core
+from .select_k import METHODS, KSelection, select_with_core
 from .spectral import canonical_labels
 from .spectral_variants import von_neumann_entropy
 
@@ -120,15 +128,33 @@ if TYPE_CHECKING:
 
 __all__ = [
     "semantic_spectral_entropy", "semantic_spectral_entropies", "semantic_von_neumann_entropy", "graph_entropy",
+    "graph_entropies",
     "BatchError", "BatchInputError", "UnresolvedError", "entropy_range", "FAST_N",
 ]
 
 #: Graphs of at most this many texts take the small-graph path (see the module notes).
 FAST_N = 300
 
-#: Batches of fewer prompts than this run in this process whatever ``n_jobs`` says (on joblib's
-#: local backends): starting workers costs more than such a batch.
-PARALLEL_MIN = 5000
+#: Seconds a local joblib worker takes to start: a new process that imports numpy, scipy, scikit-learn
+#: and this package (1.7 s measured on the two-core machine of ``data/bench_prompts.txt``; workers
+#: start together, one per free core).  :func:`semantic_spectral_entropies` starts workers only where
+#: the work it measured saves more than this.
+WORKER_START_S = 1.7
+
+#: Seconds of prompts :func:`semantic_spectral_entropies` solves in this process, timing them, before
+#: it decides whether workers would pay (at least one chunk).
+PROBE_S = 0.2
+
+#: Prompts of a generator read ahead to learn how many remain (with ``n_jobs`` other than 1).
+READ_AHEAD = 5000
+
+#: Share of the serial time that workers must save for the call to start them: the estimate of the
+#: remaining work is read from a fraction of a second of it, so a pool that saves less is not started.
+_POOL_GAIN = 0.8
+
+#: When the last pool of local workers finished and how many it held: joblib keeps them (loky's
+#: reusable executor) for 300 s of idleness, so a call soon after starts none.
+_WARM = {"until": 0.0, "workers": 0}
 
 
 class UnresolvedError(ValueError):
@@ -431,6 +457,152 @@ def graph_entropy(
     return _pack(h, labels, sel, return_labels, return_k)
 
 
+def graph_entropies(
+    graphs: ArrayLike | Sequence[ArrayLike | sp.sparray | sp.spmatrix],
+    k: int | str = "auto",
+    *,
+    k_max: int = 10,
+    random_state: RandomStateLike = None,
+    return_k: bool = False,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Semantic spectral entropy of many judged graphs at once: :func:`graph_entropy` of each, array first.
+
+    Parameters
+    ----------
+    graphs : array-like of shape (m, n, n), or sequence of array-likes or sparse matrices
+        ``m`` fully judged graphs (symmetric, finite, non-negative; the
+        diagonal is ignored), as one stack of graphs of the same size, or a
+        list of graphs of any sizes, dense or sparse.
+    k : int or str, default="auto"
+        The number of meanings of every graph, or a rule's name
+        (:data:`semvar.select_k.METHODS`).  With "auto" (weights in
+        ``[0, 1]``) the graphs of at most :data:`FAST_N` texts are solved
+        together on stacked arrays (see Notes); any other ``k`` is solved
+        graph by graph, as :func:`graph_entropy` does.
+    k_max : int, default=10
+        Largest ``K`` a rule may return (texts with an edge).
+    random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, default=None
+        As for :func:`semantic_spectral_entropies`: graph ``i`` uses the
+        generator of child ``i`` of one seed sequence, so its result is the
+        one :func:`semantic_spectral_entropies` gives the prompt whose judge
+        returns that graph.
+    return_k : bool, default=False
+        Also return each graph's ``K`` and the rule's confidence.
+
+    Returns
+    -------
+    entropies : ndarray of float, shape (m,)
+    k : ndarray of int, shape (m,), only if ``return_k``
+    confidence : ndarray of float, shape (m,), only if ``return_k``
+        NaN for a given ``K``.
+
+    Raises
+    ------
+    ValueError
+        For graphs that are not square, symmetric, finite and non-negative
+        (the message names the first bad graph's index), a weight above 1
+        with a rule that reads verdicts, or an invalid ``k``, ``k_max`` or
+        ``random_state``.
+
+    Notes
+    -----
+    A stack is checked once, as one array; each graph then costs no
+    Python work until its clusters: the normalised matrices of all graphs
+    are solved by one stacked :func:`numpy.linalg.eigh`, the ICL of every
+    candidate ``K`` and the k-means restarts advance as array operations
+    (:mod:`semvar._batched`), and a graph draws from its generator only when
+    it has more than one meaning.  Graphs whose texts with an edge form
+    several components or fewer than three texts are solved one at a time.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> two = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
+    >>> h, k, conf = graph_entropies(np.stack([two, np.ones((6, 6)), np.eye(6)]), random_state=0, return_k=True)
+    >>> np.round(h, 4).tolist(), k.tolist()
+    [[0.6931, 0.0, 1.7918], [2, 1, 6]]
+    """
+    k_all, _ = _check_batch_k(k)
+    k_max = check_int(k_max, "k_max", low=1)
+    check_bool(return_k, "return_k")
+    seq = _seed_sequence(random_state)
+    stack = _check_stack(graphs, verdicts=isinstance(k_all, str) and _reads_verdicts(k_all))
+    m = len(stack)
+    h = np.full(m, np.nan)
+    ks = np.zeros(m, dtype=np.int64)
+    conf = np.full(m, np.nan)
+    entropy, spawn_key, pool_size = seq.entropy, tuple(seq.spawn_key), seq.pool_size
+
+    def rng_of(i: int) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key + (i,), pool_size=pool_size))
+
+    todo = range(m)
+    with one_thread():
+        if k_all == "auto" and m and (not isinstance(stack, np.ndarray) or stack.shape[1] <= FAST_N):
+            small = stack if isinstance(stack, np.ndarray) else [g for g in stack]
+            fits = [i for i in range(m) if not sp.issparse(small[i]) and small[i].shape[0] <= FAST_N]
+            done = auto_entropies(small if len(fits) == m else [small[i] for i in fits], rng_of if len(fits) == m
+                                  else (lambda j: rng_of(fits[j])), k_max)
+            todo = []
+            for i, res in zip(fits, done):
+                if res is None:
+                    todo.append(i)
+                else:
+                    h[i], ks[i], conf[i] = res
+            todo += sorted(set(range(m)) - set(fits))
+        for i in todo:
+            if not isinstance(k_all, str) and k_all > stack[i].shape[0]:
+                raise ValueError(f"graphs[{i}]: k must be <= its number of texts ({stack[i].shape[0]}), got {k_all}")
+            hi, _, sel = _entropy_of_graph(stack[i], k_all, k_max, "normalized", None, None, rng_of(i))
+            h[i], ks[i], conf[i] = hi, sel.k, (np.nan if sel.confidence is None else sel.confidence)
+    return (h, ks, conf) if return_k else h
+
+
+def _reads_verdicts(method: str) -> bool:
+    from .select_k import RULES
+
+    return any(RULES[name].verdicts for name in RULES[method].asks)
+
+
+def _check_stack(graphs, verdicts: bool):
+    """The graphs checked, self-loops removed: a float stack (m, n, n) or a list of checked graphs."""
+    if isinstance(graphs, np.ndarray) and graphs.ndim == 3 or (
+            not isinstance(graphs, (list, tuple)) and not sp.issparse(graphs) and np.ndim(graphs) == 3):
+        G = np.asarray(graphs)
+        if G.dtype.kind not in "biuf":
+            raise ValueError(f"graphs must hold numbers, got dtype {G.dtype}")
+        G = G.astype(float, copy=False)
+        m, n, n2 = G.shape
+        if n != n2:
+            raise ValueError(f"graphs must be an (m, n, n) stack of square matrices, got shape {G.shape}")
+        # whole-stack passes first; only a stack that fails one is looked at graph by graph
+        if G.size and (not np.isfinite(G.sum()) or G.min() < 0 or not np.array_equal(G, G.transpose(0, 2, 1))):
+            for i in range(m):
+                check_adjacency(G[i], f"graphs[{i}]")  # raises with the reason (within rounding: passes)
+        idx = np.arange(n)
+        if n and G[:, idx, idx].any():
+            G = G.copy()
+            G[:, idx, idx] = 0.0
+        if verdicts and G.size and G.max() > 1.0:
+            i = int(np.flatnonzero(G.max(axis=(1, 2)) > 1.0)[0])
+            raise ValueError(f"graphs[{i}] has a weight above 1, but the rule reads each entry as a verdict "
+                             "(a share of TRUE answers in [0, 1]); rescale or threshold it")
+        return G
+    if isinstance(graphs, (str, bytes)) or not hasattr(graphs, "__len__"):
+        raise ValueError(f"graphs must be an (m, n, n) array or a sequence of graphs, got {show(graphs)}")
+    out = []
+    for i, g in enumerate(graphs):
+        A = _without_loops(check_adjacency(g, f"graphs[{i}]"))
+        top = (A.data.max() if A.nnz else 0.0) if sp.issparse(A) else (A.max() if A.size else 0.0)
+        if verdicts and top > 1.0:
+            raise ValueError(f"graphs[{i}] has a weight above 1, but the rule reads each entry as a verdict "
+                             "(a share of TRUE answers in [0, 1]); rescale or threshold it")
+        if sp.issparse(A) and A.shape[0] <= FAST_N:
+            A = A.toarray()
+        out.append(A)
+    return out
+
+
 def _unmask(adjacency, observed):
     """A numpy masked array's data with its masked entries as unjudged pairs (``observed``)."""
     if not isinstance(adjacency, np.ma.MaskedArray):
@@ -548,8 +720,8 @@ def semantic_spectral_entropies(
         One pair per prompt: the prompt's ``n_i`` texts and the judge to ask
         about their pairs (as for :func:`semantic_spectral_entropy`).  A
         generator is consumed lazily, so memory does not grow with the number
-        of prompts (with ``n_jobs`` other than 1, up to :data:`PARALLEL_MIN`
-        problems are read ahead to decide whether to start workers).
+        of prompts (with ``n_jobs`` other than 1, up to :data:`READ_AHEAD`
+        problems are read ahead to learn how much work remains).
     k : int, str or sequence of int, default="auto"
         The number of meanings of every prompt, a rule name
         (:data:`semvar.select_k.METHODS`), or one int per prompt (exactly
@@ -564,9 +736,20 @@ def semantic_spectral_entropies(
         :func:`joblib.parallel_config` context sets (for a cluster:
         ``parallel_config(backend="dask")`` with a ``dask.distributed``
         client, and ``n_jobs=-1``).  Never more workers than chunks of
-        prompts, nor, on joblib's local backends, than this machine's CPUs;
-        a batch of fewer than :data:`PARALLEL_MIN` prompts runs in this
-        process on the local backends (starting workers would cost more).
+        prompts, nor, on joblib's local backends, than this machine's CPUs.
+        On the local backends workers are started only where they pay:
+        the first prompts (:data:`PROBE_S` seconds of them, at least one
+        chunk) are solved in this process and timed, and the rest go to
+        ``w`` workers only when ``start + rest / s`` is at most 0.8 of the
+        serial estimate ``rest``, ``start`` being :data:`WORKER_START_S`
+        (0 while a pool started by an earlier call is still alive) and
+        ``s`` the number of workers that can run at once (``w``, or the
+        cores the machine's load average leaves free if fewer); else
+        they too are solved here, so ``n_jobs=2`` costs at most the probe's
+        timing over ``n_jobs=1``.  For 20 texts a prompt and a simulated
+        judge (about 0.3 ms a prompt) that is serial below some 20,000
+        prompts; a judge that waits on a server (an LLM) makes each prompt
+        slow, and workers start after the first chunk.
     random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, default=None
         Turned into one :class:`numpy.random.SeedSequence` ``S``; prompt ``i``
         uses ``numpy.random.default_rng(S.spawn(m)[i])``, so every prompt's
@@ -626,11 +809,12 @@ def semantic_spectral_entropies(
     results come back in order as they finish, and each worker limits BLAS
     to one thread.  Graphs of at most :data:`FAST_N` texts take the small-graph
     path described in the module notes; with ``k="auto"`` the prompts of a
-    chunk whose graphs have the same number of texts with an edge are solved
-    together on stacked arrays (one batched eigen-solve, the k-means
-    iterations of all of them as one array operation, the ICL as an array;
-    :mod:`semvar._batched`), with the same results bitwise as one prompt at
-    a time (``semvar.pipeline.BATCHED = False``), which the tests check on
+    chunk are solved together on stacked arrays, problems (connected cores,
+    or the parts of a core in parts) of the same size together (one batched
+    eigen-solve, the k-means iterations of all of them as one array
+    operation, the ICL as an array; :mod:`semvar._batched`): the code that
+    solves one prompt at a time (``semvar.pipeline.BATCHED = False``) with a
+    stack of one, and the same results bitwise, which the tests check on
     every cell of chapter 4's small-n study.
 
     Examples
@@ -660,9 +844,9 @@ def semantic_spectral_entropies(
     if k_list is not None and total is not None and len(k_list) != total:
         raise ValueError(f"k must have one entry per problem: got {len(k_list)} entries for {total} problems")
     items = _with_k(problems, k_list, k_all)
-    n_jobs, items = _workers(n_jobs, items, total, chunk_size)
+    n_jobs, items, total = _workers(n_jobs, items, total, chunk_size)
     args = (k_max, laplacian, seq.entropy, tuple(seq.spawn_key), seq.pool_size, errors == "skip", max_unresolved)
-    results = _chunk_results(_chunks(items, chunk_size), args, n_jobs)
+    results = _chunk_results(_chunks(items, chunk_size), args, n_jobs, total)
     h_parts, k_parts, c_parts, skipped = _gather(results, total, progress, errors)
     if skipped:
         shown = "; ".join(_failure_message(i, exc) for i, exc in skipped[:5])
@@ -685,14 +869,94 @@ def _check_n_jobs(n_jobs):
     return n_jobs
 
 
-def _chunk_results(chunks, args: tuple, n_jobs):
-    """The results of :func:`_solve_chunk` for every chunk, in order: here, or from joblib's workers."""
+def _chunk_results(chunks, args: tuple, n_jobs, total):
+    """The results of :func:`_solve_chunk` for every chunk, in order: here, or from joblib's workers.
+
+    On joblib's local backends the first chunks are solved here and timed, and workers are started
+    for the rest only where they pay (:func:`_pool_pays`); other backends (a cluster) get every chunk.
+    """
     if n_jobs == 1:
         return (_solve_chunk(start, chunk, *args) for start, chunk in chunks)
+    if not _local_backend():
+        return _parallel(chunks, args, n_jobs)
+    return _probe_then_decide(chunks, args, n_jobs, total)
+
+
+def _parallel(chunks, args: tuple, n_jobs):
     from joblib import Parallel, delayed  # joblib's workers only when asked for
 
     return Parallel(n_jobs=n_jobs, return_as="generator")(delayed(_solve_chunk)(start, chunk, *args)
                                                            for start, chunk in chunks)
+
+
+def _probe_then_decide(chunks, args: tuple, n_jobs: int, total):
+    """Solve chunks here for :data:`PROBE_S` seconds (at least one), then the rest here or on ``n_jobs`` workers."""
+    import time
+
+    chunks = iter(chunks)
+    done, t0 = 0, time.perf_counter()
+    for start, chunk in chunks:
+        yield _solve_chunk(start, chunk, *args)
+        done += len(chunk)
+        if time.perf_counter() - t0 >= PROBE_S:
+            break
+    else:
+        return
+    elapsed = time.perf_counter() - t0
+    rest = (READ_AHEAD if total is None else total) - done  # a long generator: at least its head remains
+    if rest > 0 and _pool_pays(elapsed / done * rest, n_jobs):
+        try:
+            yield from _parallel(chunks, args, n_jobs)
+        finally:
+            _WARM.update(until=time.monotonic() + 250.0, workers=n_jobs)
+        return
+    for start, chunk in chunks:
+        yield _solve_chunk(start, chunk, *args)
+
+
+def _pool_pays(serial_s: float, workers: int) -> bool:
+    """Whether ``workers`` local workers finish an estimated ``serial_s`` seconds of work clearly sooner than here.
+
+    The workers share the cores that the machine's other work leaves free (its load average over the
+    last minute, this process's share taken out): on a busy machine they cannot run side by side.
+    """
+    import time
+
+    warm = _WARM["workers"] >= workers and time.monotonic() < _WARM["until"]
+    start = 0.0 if warm else WORKER_START_S
+    return start + serial_s / _speedup(workers) <= _POOL_GAIN * serial_s
+
+
+def _speedup(workers: int) -> float:
+    """How many of ``workers`` can run at once: at most the cores the load average leaves free (at least one)."""
+    cpus = os.cpu_count() or 1
+    try:
+        busy = max(os.getloadavg()[0] - 1.0, 0.0)  # the other work; this process runs the probe
+    except (AttributeError, OSError):  # no load average on this platform
+        busy = 0.0
+    return max(1.0, min(float(workers), cpus - busy))
+
+
+def _local_backend() -> bool:
+    return type(_active_backend()[0]).__name__ in _LOCAL_BACKENDS
+
+
+class _Loky:
+    """Stands for joblib's default backend while joblib is not imported (no parallel_config can be active)."""
+
+
+_Loky.__name__ = "LokyBackend"
+
+
+def _active_backend():
+    """joblib's active backend and configured ``n_jobs``; joblib itself is imported only once something has."""
+    import sys
+
+    if "joblib" not in sys.modules:  # nothing has set a backend: joblib's default, without paying its import
+        return _Loky(), None
+    from joblib.parallel import get_active_backend
+
+    return get_active_backend()
 
 
 def _gather(results, total, progress: bool, errors: str):
@@ -751,34 +1015,30 @@ _LOCAL_BACKENDS = ("LokyBackend", "MultiprocessingBackend", "ThreadingBackend", 
 
 
 def _workers(n_jobs, items, total, chunk_size: int):
-    """The number of workers to start (capped) and the items (a generator's first ones may have been read)."""
+    """The number of workers to start at most (capped), the items (a generator's first ones may have been
+    read) and the number of problems (None: a generator longer than :data:`READ_AHEAD`)."""
     if n_jobs == 1:
-        return 1, items
-    from joblib.parallel import get_active_backend
-
-    backend, configured = get_active_backend()
+        return 1, items, total
+    backend, configured = _active_backend()
     local = type(backend).__name__ in _LOCAL_BACKENDS
     if local and n_jobs is None:  # joblib's default: what parallel_config set, else one
         n_jobs = 1 if configured is None else configured
         if n_jobs == 1:
-            return 1, items
+            return 1, items, total
     if local and total is None:
-        head = list(itertools.islice(items, PARALLEL_MIN))
-        total_seen = len(head)
+        head = list(itertools.islice(items, READ_AHEAD))
         items = itertools.chain(head, items)
-        if total_seen < PARALLEL_MIN:
-            total = total_seen
-    if local and total is not None and total < PARALLEL_MIN:
-        return 1, items
+        if len(head) < READ_AHEAD:
+            total = len(head)
     cap = None if total is None else max(1, -(-total // chunk_size))  # chunks
     if local:
         cpus = os.cpu_count() or 1
         wanted = n_jobs if n_jobs > 0 else max(1, cpus + 1 + n_jobs)
         cap = min(cpus, wanted) if cap is None else min(cap, cpus, wanted)
-        return (1 if cap == 1 else cap), items
+        return (1 if cap == 1 else cap), items, total
     if cap is not None and n_jobs is not None and (n_jobs < 0 or n_jobs > cap):
-        return cap if cap > 1 else 1, items
-    return n_jobs, items
+        return cap if cap > 1 else 1, items, total
+    return n_jobs, items, total
 
 
 def _concat(parts, dtype) -> np.ndarray:
@@ -863,8 +1123,7 @@ def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, 
         for j, ((problem, k), i) in enumerate(zip(chunk, range(start, start + m))):
             try:
                 A, O, rng = _judge_problem(problem, k, i, entropy, spawn_key, pool_size)
-                if (k == "auto" and laplacian == "normalized" and A.shape[0] <= FAST_N and O is None
-                        and _batched_ok()):
+                if k == "auto" and laplacian == "normalized" and A.shape[0] <= FAST_N and O is None and BATCHED:
                     queued.append((j, A, rng))
                     continue
                 hj, _, sel = _partly_judged(A, O, k, k_max, laplacian, rng, max_unresolved)
@@ -887,20 +1146,10 @@ def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, 
     return h, ks, conf, failures
 
 
-#: Whether :func:`semantic_spectral_entropies` solves small ``k="auto"`` problems together (see :mod:`semvar._batched`).
+#: Whether :func:`semantic_spectral_entropies` solves small ``k="auto"`` problems together
+#: (:func:`semvar._batched.auto_entropies`) or one at a time (:func:`graph_entropy`'s route).  Both run
+#: the same code (one graph is a batch of one), so the switch changes the speed, not the results.
 BATCHED = True
-# what the batched engine reproduces, by code object: a replacement of the function (even one
-# that also rebinds every other name of it) or of the rule's registry entry is seen
-_CLUSTERING_CODE = spectral.spectral_clusters.__code__
-
-
-def _batched_ok() -> bool:
-    """The batched engine stands in for :func:`semvar.spectral.spectral_clusters` and the "auto" rule
-    only while they are the ones it reproduces: a replaced clustering or rule reaches every prompt
-    through the per-problem path."""
-    if not BATCHED or getattr(spectral.spectral_clusters, "__code__", None) is not _CLUSTERING_CODE:
-        return False
-    return is_registered("auto")
 
 
 def _picklable(exc: BaseException) -> BaseException:
@@ -1127,8 +1376,10 @@ def _part_clusters(core, parts: np.ndarray, part_k: np.ndarray, O, laplacian: st
             if O is not None:
                 out[idx] = offset + _clusters(completed(sub, O[np.ix_(idx, idx)]), kc, "normalized", None, None, rng,
                                               False)
+            elif fast and not sp.issparse(sub):  # from the part's spectrum, the one its rule read
+                out[idx] = offset + _clusters(sub, kc, laplacian, tau, None, rng, True, spectra(sub[None])[1][0])
             else:
-                out[idx] = offset + _clusters(sub, kc, laplacian, tau, None, rng, fast and not sp.issparse(sub))
+                out[idx] = offset + _clusters(sub, kc, laplacian, tau, None, rng, False)
         offset += kc
     return out
 

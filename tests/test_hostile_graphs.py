@@ -66,7 +66,15 @@ def test_diagonal_ignored_for_a_given_k_and_by_the_rules():
 WEIGHTED = (np.kron(np.eye(2), np.ones((5, 5))) - np.eye(10)) * 3.0
 
 
-@pytest.mark.parametrize("rule", ["auto", "icl", "bic", "consensus"])
+#: The rules that read weights as verdicts, themselves or through a rule they ask: from the registry.
+VERDICT_RULES = [name for name, r in select_k.RULES.items() if any(select_k.RULES[a].verdicts for a in r.asks)]
+
+
+def test_the_verdict_rules_are_those_of_the_registry():
+    assert VERDICT_RULES == ["auto", "icl", "bic", "consensus"]
+
+
+@pytest.mark.parametrize("rule", VERDICT_RULES)
 def test_weights_above_one_are_refused_by_the_verdict_rules(rule):
     """Weights > 1 have no reading as verdicts: a clear refusal, not 'zero-size array ...' or a silent 0."""
     with pytest.raises(ValueError, match=r"reads the adjacency's entries as verdicts.*largest weight is 3"):
@@ -236,7 +244,9 @@ def _with_failure(m, at, seed=0):
 
 @pytest.mark.parametrize("n_jobs, chunk", [(1, 128), (1, 4), (2, 4)])
 def test_a_failing_judge_keeps_the_finished_results_and_names_the_problem(monkeypatch, n_jobs, chunk):
-    monkeypatch.setattr(pipeline, "PARALLEL_MIN", 0)
+    monkeypatch.setattr(pipeline, "WORKER_START_S", 0.0)  # workers once the first chunk is done
+    monkeypatch.setattr(pipeline, "PROBE_S", 0.0)
+    monkeypatch.setattr(pipeline, "_speedup", float)
     full_h, full_k, full_c = semantic_spectral_entropies(_problems(30, seed=3), random_state=2, return_k=True,
                                                          chunk_size=chunk)
     with pytest.raises(BatchError, match=r"problem 21: .*ConnectionError: the judge's server went away") as info:
@@ -282,8 +292,6 @@ def test_batch_error_survives_pickling():
 def test_n_jobs_is_capped_by_problems_chunks_and_cpus(monkeypatch):
     """n_jobs=1000 for 3 problems once started 1,000 worker processes."""
     items = iter([])
-    assert pipeline._workers(1000, items, 3, 128)[0] == 1  # a small batch: this process
-    monkeypatch.setattr(pipeline, "PARALLEL_MIN", 0)
     assert pipeline._workers(1000, items, 3, 128)[0] == 1  # one chunk
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     assert pipeline._workers(1000, items, 10, 2)[0] == 2  # five chunks, two CPUs
@@ -302,8 +310,11 @@ def test_n_jobs_1000_for_3_problems_runs_here_and_equals_serial():
 
 
 def test_generator_head_decides_serial_or_parallel(monkeypatch):
-    """A generator is read ahead by at most PARALLEL_MIN problems to decide; nothing is lost or repeated."""
-    monkeypatch.setattr(pipeline, "PARALLEL_MIN", 8)
+    """A generator is read ahead by at most READ_AHEAD problems to decide; nothing is lost or repeated."""
+    monkeypatch.setattr(pipeline, "READ_AHEAD", 8)
+    monkeypatch.setattr(pipeline, "WORKER_START_S", 0.0)
+    monkeypatch.setattr(pipeline, "PROBE_S", 0.0)
+    monkeypatch.setattr(pipeline, "_speedup", float)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no worker start-up warnings either
         a = semantic_spectral_entropies((p for p in _problems(5, seed=2)), n_jobs=2, random_state=1)

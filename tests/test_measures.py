@@ -476,3 +476,22 @@ def test_public_names_resolve_and_core_does_not_import_experiments():
     code = "import sys, semvar.measures; print(sorted(m for m in sys.modules if m.startswith(('semvar.experiments', 'semvar.claims'))))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_one_decorated_function_is_a_new_measure_everywhere(monkeypatch):
+    """A measure added with the decorator alone is listed and computed by uncertainty_measures, after the others."""
+    monkeypatch.setattr(M, "MEASURES", dict(M.MEASURES))  # the package's registry, restored afterwards
+
+    def share_of_true(verdicts):
+        """A stand-in measure: the share of TRUE verdicts."""
+        return float(np.mean(verdicts))
+
+    @M.measure("share_of_true", share_of_true, "verdicts", "share TRUE", "liu2025semantic")
+    def _share(V):
+        return float(np.mean(V))
+
+    V = np.kron(np.eye(2), np.ones((3, 3))).astype(bool)
+    out = M.uncertainty_measures(verdicts=V, random_state=0)
+    assert list(out)[-1] == "share_of_true" and out["share_of_true"] == pytest.approx(0.5)
+    with pytest.raises(ValueError, match="registered already"):
+        M.measure("eigv", M.eigv, "verdicts", "EigV", "lin2024generating")(lambda V: 0.0)

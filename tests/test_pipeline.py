@@ -17,6 +17,13 @@ from semvar.pipeline import graph_entropy, semantic_spectral_entropies, semantic
 from semvar.spectral import canonical_labels
 
 
+def _workers_always(monkeypatch):
+    """Workers for the rest of any batch once its first chunk is solved (no start-up cost, no probe)."""
+    monkeypatch.setattr(pipeline, "WORKER_START_S", 0.0)
+    monkeypatch.setattr(pipeline, "PROBE_S", 0.0)
+    monkeypatch.setattr(pipeline, "_speedup", float)  # every worker on a core of its own, whatever the load
+
+
 def _problems(m, seed=0, sizes=(4, 6, 10), p=0.87, q=0.07):
     truth = block_labels(list(sizes))
     texts = [f"answer {i}" for i in range(truth.size)]
@@ -85,8 +92,9 @@ def test_semantic_spectral_entropy_fast_path_equals_general(monkeypatch):
 
 
 def test_one_spectral_clustering_a_broken_one_reaches_the_small_graph_path(monkeypatch):
-    """Only semvar.spectral.spectral_clusters replaced: every small-graph result changes, the batch's included."""
-    from semvar import spectral
+    """The one k-means of small graphs (semvar._kmeans.kmeans_many) edited to put every text in cluster 0: every
+    small-graph result changes, the batch's included (the batch runs the same code, stacked)."""
+    from semvar import _kmeans
 
     A = np.kron(np.eye(3), np.ones((4, 4))) - np.eye(12)
     A[0, 4] = A[4, 0] = A[4, 8] = A[8, 4] = 1  # one graph: a graph in components has each one clustered alone
@@ -107,16 +115,12 @@ def test_one_spectral_clustering_a_broken_one_reaches_the_small_graph_path(monke
     assert before[0] == pytest.approx(np.log(3)) and before[1] == pytest.approx(np.log(3))
     assert before[3] == pytest.approx(np.log(3)) and before[4] == pytest.approx([np.log(3)] * 3)
 
-    calls = []
+    def broken(X, k, rngs, *, n_init=10, max_iter=300):  # every text in cluster 0
+        return np.zeros(X.shape[:2], dtype=np.int64), np.zeros(X.shape[0])
 
-    def broken(adjacency, k, **kwargs):  # every text in cluster 0
-        calls.append(adjacency.shape[0])
-        return np.zeros(adjacency.shape[0], dtype=np.int64)
-
-    monkeypatch.setattr(spectral, "spectral_clusters", broken)  # the one attribute, nothing else
+    monkeypatch.setattr(_kmeans.kmeans_many, "__code__", broken.__code__)  # as an edit of its source would
     after = run()
     assert after[:4] == (0.0, 0.0, 0.0, 0.0) and after[4] == [0.0] * 3
-    assert calls == [12] * 7  # three graphs, one text set, three prompts of the batch: each clustered once
 
 
 def test_one_spectral_clustering_reaches_the_sparse_route(monkeypatch):
@@ -204,7 +208,7 @@ def test_batch_chunking_generators_and_given_k():
 
 
 def test_batch_in_parallel_equals_serial(monkeypatch):
-    monkeypatch.setattr(pipeline, "PARALLEL_MIN", 0)  # two workers even for this small batch
+    _workers_always(monkeypatch)  # two workers even for this small batch
     problems = _problems(24, seed=20)
     serial = semantic_spectral_entropies(problems, random_state=3, chunk_size=4, return_k=True)
     parallel = semantic_spectral_entropies(_problems(24, seed=20), n_jobs=2, random_state=3, chunk_size=4, return_k=True)
@@ -475,3 +479,28 @@ def test_a_batch_allows_unresolved_texts_only_when_asked():
     assert k.tolist() == [2, 2] and h == pytest.approx([empirical_entropy(truth[1:]), np.log(2)])
     with pytest.raises(ValueError, match="max_unresolved"):
         semantic_spectral_entropies(problems, max_unresolved=1.5)
+
+
+def test_workers_start_only_where_the_measured_work_pays_for_them(monkeypatch):
+    """The decision: start-up plus the estimated rest over the workers that can run at once, against 0.8 of the rest."""
+    monkeypatch.setattr(pipeline, "_speedup", float)
+    monkeypatch.setattr(pipeline, "_WARM", {"until": 0.0, "workers": 0})
+    monkeypatch.setattr(pipeline, "WORKER_START_S", 1.7)
+    assert not pipeline._pool_pays(3.0, 2)  # 1.7 + 1.5 > 2.4: 10,000 small prompts stay here
+    assert pipeline._pool_pays(100.0, 2)  # 1.7 + 50 <= 80
+    monkeypatch.setattr(pipeline, "_speedup", lambda workers: 1.0)  # no free core: never
+    assert not pipeline._pool_pays(100.0, 2)
+    monkeypatch.setattr(pipeline, "_speedup", float)
+    monkeypatch.setattr(pipeline, "_WARM", {"until": float("inf"), "workers": 2})  # a pool still alive costs nothing
+    assert pipeline._pool_pays(3.0, 2)
+
+
+def test_n_jobs_2_on_a_small_batch_starts_no_worker(monkeypatch):
+    def no_pool(*args, **kwargs):
+        raise AssertionError("workers were started")
+
+    monkeypatch.setattr(pipeline, "_parallel", no_pool)
+    problems = [([f"t{i}" for i in range(8)], SBMJudge(block_labels([4, 4]), 0.9, 0.1, random_state=s)) for s in range(300)]
+    a = semantic_spectral_entropies(problems, n_jobs=2, random_state=0, chunk_size=16)
+    problems = [([f"t{i}" for i in range(8)], SBMJudge(block_labels([4, 4]), 0.9, 0.1, random_state=s)) for s in range(300)]
+    np.testing.assert_array_equal(a, semantic_spectral_entropies(problems, random_state=0, chunk_size=16))

@@ -31,8 +31,11 @@ it.  This package holds NCV and the alternatives that chapter 4 compares:
   docstring).  It is deterministic.
 
 All return a :class:`KSelection` (``int(result)`` is the chosen ``K``).
-Each rule is registered once, with its defaults (those of its function's
-signature) and what it reads (the spectrum, the verdicts, random numbers);
+Each rule is registered once, where it is defined, by the decorator
+:func:`rule`, with its defaults (those of its function's signature) and what
+it reads (the spectrum, the verdicts, random numbers); a new rule is one
+decorated function, and every list of rules (:data:`METHODS`, the messages,
+the pipeline's ``k=``, the registry-driven tests) reads the registry;
 :func:`choose_k` runs a rule by name through that registry, and so do
 :func:`consensus`, the sparse route below and :func:`select_with_core`, the
 entry of :mod:`semvar.pipeline` (which also hands back the texts with an edge
@@ -53,7 +56,7 @@ Large sparse graphs
 read a graph only through the leading eigenpairs of ``D^{-1/2} A D^{-1/2}``
 and, for the ICL, the number of TRUE verdicts inside the clusters.  For a
 sparse graph whose core (the texts with an edge) has more than
-:data:`SPARSE_N` texts they never make it dense: the ``k_max + 1`` leading
+``SPARSE.n`` (500) texts they never make it dense: the ``k_max + 1`` leading
 eigenpairs come from ARPACK's Lanczos solver applied to the sparse graph as
 an operator, and the verdicts inside the clusters of a labelling ``z`` are
 summed over the stored edges (``trace(Z^T A Z) / 2`` for the indicator matrix
@@ -61,12 +64,12 @@ summed over the stored edges (``trace(Z^T A Z) / 2`` for the indicator matrix
 of the dense route: the same eigenvalues to rounding, the same clusters, the
 same counts (exactly, for 0/1 verdicts).  The exception is a core in several
 connected components, whose leading eigenvalue 1 is repeated, once per
-component: such a core keeps the dense route up to :data:`SPARSE_TIED_N`
+component: such a core keeps the dense route up to ``SPARSE.tied_n`` (2000)
 texts, and above it is solved one component at a time (its spectrum is the
 union of theirs; the eigenvalue 1 of each comes with ``D^{1/2}`` times its
 indicator, which a Lanczos solve of the whole core, from one start vector,
 would find once).  Above
-:data:`SPARSE_EXACT_N` texts (where the dense route would need tens of GiB)
+``SPARSE.exact_n`` (20,000) texts (where the dense route would need tens of GiB)
 the ICL compares only the ``K`` whose eigenvalues stand above the noise bulk
 of a graph of the same density: the top of the bulk is ever more crowded as
 ``n`` grows, and its eigenvectors, costly to converge, would cluster noise.
@@ -185,40 +188,19 @@ accept any non-negative weights.
 
 from __future__ import annotations
 
-import sys
-import types
-
-from . import _sparse
-from ._common import GAP_TIE, KSelection
-from ._registry import METHODS, RULES, is_registered, register
+from .._batched import AUTO_SMALL, GAP_TIE
+from ._common import KSelection
+from ._registry import METHODS, RULES, rule
+from ._sparse import SPARSE, SparseRoute
 from .choose import CoreSelection, choose_k, select_with_core
-from .combine import _AUTO, _CONSENSUS_RULE, AUTO_SMALL, auto, consensus
-from .cv import _ECV, _NCV, ecv, ncv
-from .likelihood import _BIC, _ICL, bic, icl, icl_of
-from .spectrum import _BETHE_HESSIAN, _EIGENGAP, bethe_hessian, eigengap
+from .combine import auto, consensus
+from .cv import ecv, ncv
+from .likelihood import bic, icl, icl_of
+from .spectrum import bethe_hessian, eigengap
 
 __all__ = [
     "KSelection", "ncv", "ecv", "eigengap", "bethe_hessian", "icl", "bic", "icl_of", "consensus", "auto",
-    "choose_k", "METHODS", "RULES", "is_registered", "AUTO_SMALL", "GAP_TIE", "select_with_core", "CoreSelection",
+    "choose_k", "METHODS", "RULES", "AUTO_SMALL", "GAP_TIE", "select_with_core", "CoreSelection",
+    "SPARSE", "SparseRoute", "rule",
 ]
-
-# every rule, once, in the order the documentation and the messages list them
-register(_AUTO, _ICL, _BIC, _EIGENGAP, _NCV, _ECV, _BETHE_HESSIAN, _CONSENSUS_RULE)
-
-
-def _threshold(name: str) -> property:
-    """The package attribute ``name``: read from, and set in, :mod:`semvar.select_k._sparse`."""
-    return property(lambda self: getattr(_sparse, name), lambda self, value: setattr(_sparse, name, value),
-                    doc=f"The sparse route's threshold :data:`semvar.select_k._sparse.{name}`.")
-
-
-class _Package(types.ModuleType):
-    """The package's module type: :data:`SPARSE_N`, :data:`SPARSE_TIED_N` and :data:`SPARSE_EXACT_N` are read
-    from, and set in, :mod:`semvar.select_k._sparse`, where the sparse route reads them."""
-
-    SPARSE_N = _threshold("SPARSE_N")
-    SPARSE_TIED_N = _threshold("SPARSE_TIED_N")
-    SPARSE_EXACT_N = _threshold("SPARSE_EXACT_N")
-
-
-sys.modules[__name__].__class__ = _Package
+# every rule registered itself where it is defined (semvar.select_k.rule), in the order of its rank

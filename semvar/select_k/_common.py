@@ -13,6 +13,7 @@ import scipy.linalg as la
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
+from .._batched import largest_gap, posterior, spectra
 from .._kmeans import kmeans
 from .._masks import checked_dense_mask
 from .._masks import dense_mask as _mask_or_none
@@ -143,17 +144,9 @@ def _kmeans(X: np.ndarray, k: int, rng) -> np.ndarray:
     return kmeans(X, k, rng)[0]
 
 
-#: Gaps of the spectrum closer than this (relative to the largest) are a tie, decided for the smaller ``K``:
-#: small components have exactly tied gaps (a path of three texts: eigenvalues 1, 0, -1), which rounding
-#: would otherwise decide, differently on another CPU.
-GAP_TIE = 1e-9
-
-
 def _largest_gap(gaps: np.ndarray) -> int:
     """``K``: the index (1-based) of the first gap within :data:`GAP_TIE` of the largest one."""
-    gaps = np.asarray(gaps, dtype=float)
-    best = float(np.max(gaps))
-    return int(np.flatnonzero(gaps >= best - GAP_TIE * max(1.0, abs(best)))[0]) + 1
+    return int(largest_gap(np.asarray(gaps, dtype=float)[None])[0])
 
 
 def _result(method, k_max, losses, details) -> KSelection:
@@ -165,10 +158,7 @@ def _result(method, k_max, losses, details) -> KSelection:
 
 
 def _posterior(scores: np.ndarray) -> np.ndarray:
-    finite = np.isfinite(scores)
-    w = np.zeros_like(scores)
-    w[finite] = np.exp(scores[finite] - scores[finite].max())
-    return w / w.sum()
+    return posterior(scores[None])[0]
 
 
 # --------------------------------------------------------------------------- isolated texts
@@ -326,17 +316,17 @@ def _normalized_top(A: np.ndarray, k: int):
     """The ``k`` largest eigenvalues (descending) and eigenvectors of ``D^{-1/2} A D^{-1/2}`` (no isolated node)."""
     n = A.shape[0]
     k = min(k, n)
-    s = 1.0 / np.sqrt(A.sum(1))
-    M = A * s[:, None] * s[None, :]
     if n > 500:
+        s = 1.0 / np.sqrt(A.sum(1))
+        M = A * s[:, None] * s[None, :]
         try:
             w, V = la.eigh(M, subset_by_index=[n - k, n - 1])
         except la.LinAlgError:  # LAPACK's subset driver can fail on highly degenerate spectra
             w, V = np.zeros(0), np.zeros((n, 0))
         if V.shape[1] == k:
             return w[::-1], V[:, ::-1]
-    w, V = np.linalg.eigh(M)
-    return w[::-1][:k], V[:, ::-1][:, :k]
+    w, V = spectra(A[None])
+    return w[0, :k], V[0, :, :k]
 
 
 def _bulk_edge(A) -> float:

@@ -3,7 +3,12 @@
 A :class:`Rule` names a public function (``ncv``, ``icl``, ...) and the private
 runner that does its work on a checked graph.  Its defaults are read from the
 public function's signature (its keyword-only parameters), so they are
-written once.  :func:`run` is the one place that runs a rule by name with its
+written once.  One decorator, :func:`rule`, registers a rule where it is
+defined: on the runner (``@rule(ncv, random_state=True)``), or on a public
+function that needs no runner of its own (``@rule(verdicts=True)``: the
+runner then calls the function with its defaults).  Registering is listing:
+:data:`RULES`, :data:`METHODS`, the messages, the registry-driven tests and
+the pipeline's ``k=`` all read the registry.  :func:`run` is the one place that runs a rule by name with its
 defaults: :func:`semvar.select_k.choose_k`, :func:`semvar.select_k.consensus`,
 the sparse route and :func:`semvar.select_k.select_with_core` (the
 pipeline's entry) all go through it.
@@ -14,14 +19,13 @@ Private to the subpackage; :data:`METHODS` is re-exported by the package.
 from __future__ import annotations
 
 import inspect
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from ._common import KSelection, _check_verdicts
 
-__all__ = ["Rule", "RULES", "METHODS", "register", "run", "is_registered"]
+__all__ = ["Rule", "RULES", "METHODS", "register", "rule", "run"]
 
 
 @dataclass(frozen=True)
@@ -51,9 +55,9 @@ class Rule:
         The rule draws random numbers (folds, k-means seeds); only such a rule's runner is given the generator.
     combines : bool
         The rule asks other rules (it cannot be one of :func:`semvar.select_k.consensus`'s votes).
-    core : callable or None
-        The private function that does the rule's work, where ``function`` and ``runner`` only
-        wrap it (a fast twin of the rule, such as the batched engine, checks that it is unchanged).
+    rank : int
+        Its place in :data:`RULES` (and so in messages and tables): smaller first, then in the order
+        registered; the package's rules take 0-7, a new rule the default 100 (after them).
     defaults : mapping
         The keyword-only defaults of ``function`` (``random_state`` and ``observed`` apart).
     """
@@ -66,7 +70,7 @@ class Rule:
     sparse: bool = False
     random_state: bool = False
     combines: bool = False
-    core: Callable[..., KSelection] | None = None
+    rank: int = 100
     defaults: MappingProxyType = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -89,26 +93,60 @@ METHODS: dict[str, Callable[..., KSelection]] = {}
 
 
 def register(*rules: Rule) -> None:
-    """Add ``rules`` to :data:`RULES` and :data:`METHODS`, each once."""
-    for rule in rules:
-        if rule.name in RULES:
-            raise ValueError(f"a rule named {rule.name!r} is registered already")
-        RULES[rule.name] = rule
-        _REGISTERED[rule.name] = rule
-        METHODS[rule.name] = rule.function
+    """Add ``rules`` to :data:`RULES` and :data:`METHODS`, each once, in the order of their ranks."""
+    for new in rules:
+        if new.name in RULES:
+            raise ValueError(f"a rule named {new.name!r} is registered already")
+        RULES[new.name] = new
+    ordered = sorted(RULES.values(), key=lambda r: r.rank)  # stable: equal ranks keep their order
+    RULES.clear()
+    METHODS.clear()
+    for r in ordered:
+        RULES[r.name] = r
+        METHODS[r.name] = r.function
 
 
-_REGISTERED: dict[str, Rule] = {}
+def rule(function: Callable[..., KSelection] | None = None, *, name: str | None = None, verdicts: bool = False,
+         spectrum: str | None = None, sparse: bool = False, random_state: bool = False, combines: bool = False,
+         rank: int = 100) -> Callable:
+    """Register a rule for ``K``: decorate its runner (``@rule(public_function, ...)``) or its public function.
+
+    Parameters
+    ----------
+    function : callable or None
+        The public function, ``function(adjacency, k_max, *, observed=None, ..., random_state=None)``, when the
+        decorated function is its runner (``runner(A, k_max, rng, spectrum, observed=None, **defaults)``);
+        None when the decorated function is the public function itself, run with its defaults on the checked
+        graph (``observed`` passed on, and ``random_state`` when ``random_state=True``).
+    name : str or None
+        The rule's name; None: the public function's ``__name__``.
+    verdicts, spectrum, sparse, random_state, combines, rank
+        As for :class:`Rule`.
+
+    Returns
+    -------
+    callable
+        The decorator; it returns the decorated function unchanged.
+    """
+    traits = dict(verdicts=verdicts, spectrum=spectrum, sparse=sparse, random_state=random_state,
+                  combines=combines, rank=rank)
+
+    def decorate(f: Callable) -> Callable:
+        public, runner = (function, f) if function is not None else (f, _plain_runner(f, random_state))
+        register(Rule(name or public.__name__, public, runner, **traits))
+        return f
+
+    return decorate
 
 
-def is_registered(name: str) -> bool:
-    """Whether rule ``name`` is still the one registered, and every function it is made of is still
-    bound under its own name in its own module (nothing has replaced it since the package was loaded)."""
-    rule = RULES.get(name)
-    if rule is None or rule is not _REGISTERED.get(name):
-        return False
-    parts = (rule.function, rule.runner) + ((rule.core,) if rule.core is not None else ())
-    return all(getattr(sys.modules.get(f.__module__), f.__name__, None) is f for f in parts)
+def _plain_runner(public: Callable[..., KSelection], seeded: bool) -> Callable[..., KSelection]:
+    """The runner of a rule without one of its own: its public function, with its defaults."""
+
+    def runner(A, k_max, rng, spectrum, observed=None, **defaults):
+        options = {"random_state": rng} if seeded else {}
+        return public(A, k_max, observed=observed, **defaults, **options)
+
+    return runner
 
 
 def run(A, name: str, k_max: int, rng, spectrum=None, observed=None) -> KSelection:

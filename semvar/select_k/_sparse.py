@@ -1,12 +1,16 @@
 """The route of large sparse graphs: the rules that read only the leading eigenpairs, never made dense.
 
-See the package notes ("Large sparse graphs").  The thresholds below are read
-here at every call; setting them on :mod:`semvar.select_k` sets them here.
+See the package notes ("Large sparse graphs").  The thresholds are the
+attributes of one object, :data:`SPARSE` (re-exported as
+``semvar.select_k.SPARSE``), read at every call: setting one there sets it
+for every caller.
 
 Private to the subpackage.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
@@ -26,21 +30,35 @@ from ._common import (
 )
 from ._registry import RULES, run
 
-__all__ = ["SPARSE_N", "SPARSE_TIED_N", "SPARSE_EXACT_N"]
+__all__ = ["SparseRoute", "SPARSE"]
 
-#: Cores (texts with an edge) of more texts than this, held sparse, are never made dense by the
-#: rules that read only the leading eigenpairs ("auto", "icl" with the judge model, "eigengap"):
-#: see :func:`_sparse_top`.
-SPARSE_N = 500
 
-#: A core in several connected components takes the sparse route only above this many texts (and is
-#: then decomposed: the rule on each component, :func:`_part_rule`); below it the dense route.
-SPARSE_TIED_N = 2000
+@dataclass
+class SparseRoute:
+    """The sizes at which the route of large sparse graphs takes over (one instance: :data:`SPARSE`).
 
-#: Above this many texts in the core (where the dense route would need tens of GiB) the
-#: judge-model ICL of the sparse route compares only the ``K`` whose eigenvalues stand above the
-#: noise bulk: see :func:`_bulk_top`.
-SPARSE_EXACT_N = 20_000
+    Attributes
+    ----------
+    n : int, default=500
+        Cores (texts with an edge) of more texts than this, held sparse, are never made dense by
+        the rules that read only the leading eigenpairs ("auto", "icl" with the judge model,
+        "eigengap").
+    tied_n : int, default=2000
+        A core in several connected components takes the sparse route only above this many texts
+        (and is then decomposed: the rule on each component); below it the dense route.
+    exact_n : int, default=20000
+        Above this many texts in the core (where the dense route would need tens of GiB) the
+        judge-model ICL of the sparse route compares only the ``K`` whose eigenvalues stand above
+        the noise bulk.
+    """
+
+    n: int = 500
+    tied_n: int = 2000
+    exact_n: int = 20_000
+
+
+#: The thresholds every caller reads (``semvar.select_k.SPARSE.n = 10**9`` sends every graph the dense route).
+SPARSE = SparseRoute()
 
 #: Relative accuracy that :func:`_bulk_top` asks of the Lanczos solver where the loose first solve
 #: does not settle the question (and for the eigenvalues the eigengap reads).
@@ -161,21 +179,21 @@ def _sparse_route(A, method: str, k_max: int):
 
     Returns ``(selection, core, keep, spectrum)`` (``core`` the sparse adjacency of the texts with an
     edge, ``keep`` their mask, ``spectrum`` the core's leading eigenpairs), or None when the core has
-    at most :data:`SPARSE_N` texts: the caller then takes the dense route.  ``k_max < n``.
+    at most ``SPARSE.n`` texts: the caller then takes the dense route.  ``k_max < n``.
     """
     core, keep, m = _split_isolated(A)
     nc = core.shape[0]
     kc_max = min(k_max, nc - 1)
-    if nc <= SPARSE_N or kc_max + 2 >= nc:
+    if nc <= SPARSE.n or kc_max + 2 >= nc:
         return None  # (Lanczos needs fewer than nc - 1 eigenpairs)
     count, labels = _components_of(core)  # O(edges): about a tenth of the solve at n = 10^6
-    if nc <= SPARSE_TIED_N and count > 1:
+    if nc <= SPARSE.tied_n and count > 1:
         return None
     eigenvalues_only = RULES[method].spectrum == "eigenvalues"
     if count > 1:  # no meaning spans two components: the rule on each, large ones by this route
         sel = _with_singletons(_decomposed(method, core, count, labels, kc_max, _part_rule(method), 3), m)
         return sel, core, keep, None
-    if nc <= SPARSE_EXACT_N:
+    if nc <= SPARSE.exact_n:
         spectrum = _sparse_top(core, kc_max + 1)
     else:
         spectrum = _bulk_top(core, kc_max, eigenvalues_only=eigenvalues_only)
@@ -206,7 +224,7 @@ def _try_sparse(adjacency, method: str, k_max, checked: bool = False) -> KSelect
         return None
     A = _sparse_no_loops(adjacency if checked else check_adjacency(adjacency))
     n = A.shape[0]
-    if n <= SPARSE_N:
+    if n <= SPARSE.n:
         return None
     k_max = check_int(k_max, "k_max", low=1)
     if method == "auto":

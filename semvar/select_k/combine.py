@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
+from .._batched import AUTO_SMALL, choose
 from .._masks import completed as _completed
 from .._threads import one_thread
 from .._validation import RandomStateLike, check_int, check_random_state
@@ -21,13 +22,12 @@ from ._common import (
     _check_n,
     _check_verdicts,
     _graph,
-    _largest_gap,
     _normalized_top,
     _on_core,
     _split_isolated,
     _unresolved,
 )
-from ._registry import RULES, Rule, _voters, run
+from ._registry import RULES, _voters, rule, run
 from ._sparse import _try_sparse
 from .likelihood import _criterion_core, _icl_value
 
@@ -117,9 +117,6 @@ def _consensus(A: np.ndarray, k_max: int, methods: tuple, rng, O=None) -> KSelec
 
 
 # --------------------------------------------------------------------------- auto
-#: Graph size below which :func:`auto` also asks the eigengap (texts with a TRUE verdict).
-AUTO_SMALL = 10
-
 
 def auto(
     adjacency: ArrayLike | sp.sparray | sp.spmatrix, k_max: int = 10, *,
@@ -200,7 +197,8 @@ def _auto(A: np.ndarray, k_max: int, spectrum=None, O=None) -> KSelection:
     """auto on a checked dense adjacency with ``k_max < n`` (isolated texts set aside here).
 
     The eigengap is asked when the whole core (the texts with a TRUE verdict) is small, also for
-    each component of a core in several.
+    each component of a core in several.  The choice is :func:`semvar._batched.choose`, the code that
+    chooses for a batch of graphs, with a batch of one.
     """
     small = int(np.count_nonzero(np.asarray(A.sum(axis=1)).ravel() > 0)) <= AUTO_SMALL
 
@@ -209,16 +207,12 @@ def _auto(A: np.ndarray, k_max: int, spectrum=None, O=None) -> KSelection:
             spec = _normalized_top(_completed(core, Oc), kc_max + 1)
         else:
             spec = spectrum if spectrum is not None else _normalized_top(core, kc_max + 1)
-        mu = spec[0][: kc_max + 1]
-        k_gap = _largest_gap(mu[:-1] - mu[1:])
         res = _criterion_core("icl", _icl_value, core, kc_max, "judge", spec, Oc)
+        k, conf, _, k_icl, k_gap = choose(res.details["icl"][None], spec[0][None, : kc_max + 1], small)
         res.method = "auto"
-        res.details["rule"] = "icl"
-        res.details["eigengap_k"] = k_gap
-        if small and k_gap > res.k:
-            res.k = k_gap
-            res.details["rule"] = "eigengap"
-            res.confidence = float(res.details["posterior"][k_gap - 1])
+        res.details["rule"] = "eigengap" if k[0] != k_icl[0] else "icl"
+        res.details["eigengap_k"] = int(k_gap[0])
+        res.k, res.confidence = int(k[0]), float(conf[0])
         return res
 
     res = _on_core("auto", A, k_max, run, O=O)
@@ -227,14 +221,12 @@ def _auto(A: np.ndarray, k_max: int, spectrum=None, O=None) -> KSelection:
 
 
 # --------------------------------------------------------------------------- by name, with the defaults
+@rule(consensus, random_state=True, combines=True, rank=7)
 def _consensus_rule(A: np.ndarray, k_max: int, rng, spectrum, *, methods: tuple, observed=None) -> KSelection:
     return _consensus(A, k_max, tuple(methods), rng, observed)
 
 
+@rule(auto, verdicts=True, spectrum="eigenpairs", sparse=True, combines=True, rank=0)
 def _auto_rule(A: np.ndarray, k_max: int, rng, spectrum, *, observed=None) -> KSelection:
     return _auto(A, k_max, spectrum, observed)
 
-
-_CONSENSUS_RULE = Rule("consensus", consensus, _consensus_rule, random_state=True, combines=True)
-_AUTO = Rule("auto", auto, _auto_rule, verdicts=True, spectrum="eigenpairs", sparse=True, combines=True,
-             core=_auto)

@@ -33,7 +33,7 @@ from ._common import (
     _on_core,
     _result,
 )
-from ._registry import Rule
+from ._registry import rule
 
 __all__ = ["ncv", "ecv"]
 
@@ -394,17 +394,16 @@ def _ecv_core(A: np.ndarray, k_max: int, obs: np.ndarray, n_hold: int, repeats: 
 
 
 # --------------------------------------------------------------------------- by name, with the defaults
+@rule(ncv, random_state=True, rank=4)
 def _ncv_rule(A: np.ndarray, k_max: int, rng, spectrum, *, folds: int, loss: str, repeats: int,
               se_rule: bool, observed=None) -> KSelection:
     """ncv as :func:`semvar.select_k.choose_k` runs it: at most ``folds`` folds, fewer on small graphs."""
     return _ncv(A, k_max, max(2, min(folds, A.shape[0] // 2)), loss, rng, repeats, se_rule, observed)
 
 
+@rule(ecv, random_state=True, rank=5)
 def _ecv_rule(A: np.ndarray, k_max: int, rng, spectrum, *, holdout: float, repeats: int, loss: str,
               observed=None) -> KSelection:
     """ecv with its defaults; ``observed`` None (every pair judged) or the mask of judged pairs."""
     return _ecv(A, k_max, observed, holdout, repeats, loss, rng)
 
-
-_NCV = Rule("ncv", ncv, _ncv_rule, random_state=True)
-_ECV = Rule("ecv", ecv, _ecv_rule, random_state=True)

@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from numpy.typing import ArrayLike
 from scipy.special import betaln, gammaln
 
+from .._batched import icl_scores
 from .._kmeans import kmeans_pivoted
 from .._masks import completed as _completed
 from .._threads import one_thread
@@ -26,7 +27,7 @@ from ._common import (
     _posterior,
     _result,
 )
-from ._registry import Rule
+from ._registry import rule
 from ._sparse import _try_sparse
 
 __all__ = ["icl", "bic", "icl_of"]
@@ -264,17 +265,6 @@ def _group_counts(A: np.ndarray, z: np.ndarray, model: str, O=None):
     return e[keep], N[keep], nk
 
 
-def _icl_judge(A: np.ndarray, z: np.ndarray, nk: np.ndarray, e_all: float, N_all: float) -> float:
-    """:func:`_icl_value` of the judge model for labels ``0..K-1`` with sizes ``nk`` (all positive); fewer array calls."""
-    e_in = float(A[z[:, None] == z[None, :]].sum()) / 2.0
-    N_in = float((nk * (nk - 1.0)).sum()) / 2.0
-    n, k = A.shape[0], nk.size
-    verdicts = betaln(e_in + 1.0, N_in - e_in + 1.0)
-    if N_all > N_in:
-        verdicts += betaln(e_all - e_in + 1.0, N_all - N_in - (e_all - e_in) + 1.0)
-    return float(verdicts + gammaln(k) - gammaln(n + k) + gammaln(nk + 1.0).sum() + gammaln(k + 1.0))
-
-
 #: Stored entries summed at a time by :func:`_weight_inside` (about 2 M: some 40 MB of temporaries
 #: whatever the size of the graph; at n = 10^6, degree 50, the whole edge list at once held 700 MB).
 _EDGE_BLOCK = 1 << 21
@@ -310,7 +300,7 @@ def _weight_inside(edges, z: np.ndarray) -> float:
 
 
 def _icl_judge_edges(edges, n: int, z: np.ndarray, nk: np.ndarray, e_all: float, N_all: float) -> float:
-    """:func:`_icl_judge` from the edge list of a sparse adjacency: ``O(edges)``, nothing ``n x n``.
+    """The judge-model ICL (:func:`semvar._batched.icl_scores`) from the edge list of a sparse adjacency: ``O(edges)``, nothing ``n x n``.
 
     ``e_in`` is the weight of the edges inside clusters (``trace(Z^T A Z) / 2`` for the label
     indicator ``Z``), summed over the stored entries in blocks; for 0/1 verdicts every partial sum
@@ -356,15 +346,19 @@ def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str,
     matrix (an assortative block structure puts its leading eigenvalues above zero); larger ``K``
     get ``-inf`` (posterior 0).  The clusters of each ``K`` are one k-means run on the ``K``
     leading eigenvectors, started from rows chosen by a pivoted QR (:func:`semvar._kmeans.kmeans_pivoted`).
+    A dense, fully judged core under the judge model is scored by :func:`semvar._batched.icl_scores`
+    (the code that scores a batch of graphs, with a batch of one).
     """
     if O is not None:
         spectrum = _normalized_top(_completed(core, O), kc_max + 1)
     w, V = spectrum[:2] if spectrum is not None else _normalized_top(core, kc_max + 1)
     floor = spectrum[2] if spectrum is not None and len(spectrum) > 2 else 0.0  # see _sparse._bulk_top
     k_up = int(min(kc_max, max(np.count_nonzero(w[:kc_max] > floor), 1)))
+    if value is _icl_value and model == "judge" and O is None and not sp.issparse(core):
+        scores, by_k = icl_scores(core[None], w[None], V[None], kc_max, floor)
+        return _criterion_result(name, kc_max, scores[0], {k: z[0] for k, (_, z) in by_k.items()}, model, k_up)
     labels = {}
     scores = np.full(kc_max, -np.inf)
-    fast = value is _icl_value and model == "judge" and O is None
     n = core.shape[0]
     e_all, N_all = float(core.sum()) / 2.0, n * (n - 1) / 2.0
     edges = _edge_list(core) if sp.issparse(core) else None
@@ -376,7 +370,11 @@ def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str,
             if edges is not None:
                 scores[k - 1] = _icl_judge_edges(edges, n, z, nk, e_all, N_all)
             else:
-                scores[k - 1] = _icl_judge(core, z, nk, e_all, N_all) if fast else value(core, z, model, O)
+                scores[k - 1] = value(core, z, model, O)
+    return _criterion_result(name, kc_max, scores, labels, model, k_up)
+
+
+def _criterion_result(name: str, kc_max: int, scores: np.ndarray, labels: dict, model: str, k_up: int) -> KSelection:
     post = _posterior(scores)
     res = _result(name, kc_max, -scores, {name: scores, "posterior": post, "labels": labels, "model": model,
                                            "k_up": k_up})
@@ -401,13 +399,12 @@ def _bic(A: np.ndarray, k_max: int, model: str, spectrum=None, O=None) -> KSelec
 
 
 # --------------------------------------------------------------------------- by name, with the defaults
+@rule(icl, verdicts=True, spectrum="eigenpairs", sparse=True, rank=1)
 def _icl_rule(A: np.ndarray, k_max: int, rng, spectrum, *, model: str, observed=None) -> KSelection:
     return _icl(A, k_max, model, spectrum, observed)
 
 
+@rule(bic, verdicts=True, spectrum="eigenpairs", rank=2)
 def _bic_rule(A: np.ndarray, k_max: int, rng, spectrum, *, model: str, observed=None) -> KSelection:
     return _bic(A, k_max, model, spectrum, observed)
 
-
-_ICL = Rule("icl", icl, _icl_rule, verdicts=True, spectrum="eigenpairs", sparse=True)
-_BIC = Rule("bic", bic, _bic_rule, verdicts=True, spectrum="eigenpairs")

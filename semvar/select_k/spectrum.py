@@ -23,7 +23,7 @@ from ._common import (
     _on_core,
     _result,
 )
-from ._registry import Rule
+from ._registry import rule
 from ._sparse import _try_sparse
 
 __all__ = ["eigengap", "bethe_hessian"]
@@ -202,14 +202,13 @@ def _bethe_hessian(A: np.ndarray, k_max: int, O=None) -> KSelection:
 
 
 # --------------------------------------------------------------------------- by name, with the defaults
+@rule(eigengap, spectrum="eigenvalues", sparse=True, rank=3)
 def _eigengap_rule(A: np.ndarray, k_max: int, rng, spectrum, *, skip_first: bool, threshold,
                    observed=None) -> KSelection:
     return _eigengap(A, k_max, skip_first, threshold, spectrum, observed)
 
 
+@rule(bethe_hessian, rank=6)
 def _bethe_hessian_rule(A: np.ndarray, k_max: int, rng, spectrum, *, observed=None) -> KSelection:
     return _bethe_hessian(A, k_max, observed)
 
-
-_EIGENGAP = Rule("eigengap", eigengap, _eigengap_rule, spectrum="eigenvalues", sparse=True)
-_BETHE_HESSIAN = Rule("bethe_hessian", bethe_hessian, _bethe_hessian_rule)

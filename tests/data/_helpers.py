@@ -148,12 +148,18 @@ def cache_files(folder: Path) -> list[Path]:
 
 # --------------------------------------------------------------------------- the loaders of files pinned at a commit
 
-ORIGINS = {
-    "uq_nlg": (data.UQ_NLG_ORIGIN, data.load_uq_nlg),
-    "sas": (data.SAS_ORIGIN, data.load_sas),
-    "openqa_eval": (data.OPENQA_EVAL_ORIGIN, data.load_openqa_eval),
-    "evouna": (data.EVOUNA_ORIGIN, data.load_evouna),
-}
+def pinned_loaders() -> dict:
+    """Every loader of files pinned at a commit, from the origin tables: ``semvar.data.<NAME>_ORIGIN`` (a table with
+    a ``subdir``) and its loader ``semvar.data.load_<subdir>`` (a table without one is an error here, not a skip)."""
+    found = {}
+    for name in sorted(vars(data)):
+        origin = getattr(data, name)
+        if name.endswith("_ORIGIN") and isinstance(origin, dict) and "subdir" in origin:
+            found[origin["subdir"]] = (origin, getattr(data, f"load_{origin['subdir']}"))
+    return found
+
+
+ORIGINS = pinned_loaders()
 # the offline copies, located when this module is imported, before any test changes the environment
 FOUND = {k: data.find_data_dir(o["subdir"], list(o["files"]) + ["SHA256SUMS"]) for k, (o, _) in ORIGINS.items()}
 

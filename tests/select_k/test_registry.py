@@ -87,3 +87,34 @@ def test_weights_are_checked_for_the_rules_that_read_verdicts():
         _check_rule_weights(A, "icl")
     with pytest.raises(ValueError, match="rule 'consensus' asks 'icl', which reads"):
         _check_rule_weights(A, "consensus")
+
+
+def test_one_decorated_function_is_a_new_rule_everywhere(monkeypatch):
+    """A rule added with the decorator alone: listed, run by name, asked by consensus, chosen by the pipeline."""
+    from semvar import select_k
+
+    monkeypatch.setattr(select_k._registry, "RULES", dict(RULES))  # the package's registry, restored afterwards
+    monkeypatch.setattr(select_k._registry, "METHODS", dict(METHODS))
+    registry, methods = select_k._registry.RULES, select_k._registry.METHODS
+    for module in (select_k, select_k.choose, select_k.combine):  # every module that holds the two dicts
+        for attr, value in list(vars(module).items()):
+            if value is RULES:
+                monkeypatch.setattr(module, attr, registry)
+            elif value is METHODS:
+                monkeypatch.setattr(module, attr, methods)
+    import semvar.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "METHODS", methods)
+
+    @select_k.rule()
+    def two_always(adjacency, k_max, *, observed=None):
+        """A stand-in rule: two meanings, whatever the graph."""
+        return KSelection(2, np.arange(1, k_max + 1), np.zeros(k_max), "two_always")
+
+    assert list(registry)[-1] == "two_always" and list(registry)[:8] == list(RULES)
+    assert methods["two_always"] is two_always and registry["two_always"].defaults == {}
+    A = sample_sbm([8, 10, 12], 0.85, 0.08, random_state=5).toarray()
+    assert choose_k(A, "two_always", 6) == 2
+    assert consensus(A, 6, methods=("two_always",), random_state=0).k == 2
+    h, sel = graph_entropy(A, "two_always", random_state=0, return_k=True)
+    assert sel.k == 2 and 0 < h <= np.log(2)

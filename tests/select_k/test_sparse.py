@@ -21,7 +21,7 @@ def _isolate(A, idx):
 
 
 def _sparse_graphs():
-    """Graphs above SPARSE_N texts whose core is connected: three meanings, five, isolated texts, one meaning."""
+    """Graphs above SPARSE.n texts whose core is connected: three meanings, five, isolated texts, one meaning."""
     yield _sparse_sbm([250, 200, 150], 20.0, 4.0, 0)
     yield _sparse_sbm([150, 140, 130, 120, 110], 30.0, 3.0, 1)
     yield _isolate(_sparse_sbm([300, 300], 25.0, 5.0, 2), [0, 7, 400])
@@ -42,7 +42,7 @@ def test_sparse_route_equals_the_dense_route(monkeypatch):
                     eigengap(A, 8)) for A in graphs for rule in ("auto", "icl", "eigengap")]
     assert all(run[0][2].details.get("rule", "") != "connected components" for run in sparse_runs)
     assert len(calls) == 12 * len(graphs)  # the sparse route ran for every call
-    monkeypatch.setattr(select_k, "SPARSE_N", 10**9)  # every graph takes the dense route
+    monkeypatch.setattr(select_k.SPARSE, "n", 10**9)  # every graph takes the dense route
     dense_runs = [(graph_entropy(A, rule, random_state=3, return_labels=True, return_k=True), auto(A), icl(A, 8),
                    eigengap(A, 8)) for A in graphs for rule in ("auto", "icl", "eigengap")]
     assert len(calls) == 12 * len(graphs)  # and not for the dense runs
@@ -125,14 +125,14 @@ def test_a_disconnected_core_below_sparse_tied_n_keeps_the_dense_route(monkeypat
 
 
 def test_bulk_route_of_very_large_cores_equals_the_exact_route(monkeypatch):
-    """Above SPARSE_EXACT_N only the K above the noise bulk are compared; on these graphs that is the same K."""
+    """Above SPARSE.exact_n only the K above the noise bulk are compared; on these graphs that is the same K."""
     from semvar.pipeline import graph_entropy
     from semvar.select_k import _sparse
 
     graphs = [_sparse_sbm([1200, 900, 600], 40.0, 10.0, 8), _sparse_sbm([3000], 20.0, 0.0, 9),
               _sparse_sbm([700, 700, 600, 500], 30.0, 5.0, 10)]
     exact = [graph_entropy(A, "auto", random_state=1, return_labels=True, return_k=True) for A in graphs]
-    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
+    monkeypatch.setattr(_sparse.SPARSE, "exact_n", 1000)
     bulk = [graph_entropy(A, "auto", random_state=1, return_labels=True, return_k=True) for A in graphs]
     assert [s.k for _, _, s in exact] == [3, 1, 4]
     for (h1, l1, s1), (h2, l2, s2) in zip(exact, bulk):
@@ -229,7 +229,7 @@ def test_a_core_in_several_components_is_solved_one_component_at_a_time(monkeypa
 
     A, meanings = _meanings_apart(seed)
     exact = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
-    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)  # the bulk route
+    monkeypatch.setattr(_sparse.SPARSE, "exact_n", 1000)  # the bulk route
     bulk = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
     for _, labels, sel in (exact, bulk):
         assert sel.k - sel.n_singletons >= meanings
@@ -297,7 +297,7 @@ def test_components_are_numbered_by_first_text():
 def test_the_eigengap_of_a_split_core_on_the_bulk_route_counts_every_component(monkeypatch):
     from semvar.select_k import _sparse
 
-    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
+    monkeypatch.setattr(_sparse.SPARSE, "exact_n", 1000)
     A, meanings = _meanings_apart(4)
     sel = eigengap(A, 10)
     assert sel.k - sel.n_singletons >= meanings
@@ -306,7 +306,7 @@ def test_the_eigengap_of_a_split_core_on_the_bulk_route_counts_every_component(m
 def test_the_exact_route_solves_a_split_core_by_component_and_a_connected_one_whole(monkeypatch):
     from semvar.select_k import _sparse
 
-    monkeypatch.setattr(_sparse, "SPARSE_TIED_N", 1000)
+    monkeypatch.setattr(_sparse.SPARSE, "tied_n", 1000)
     seen, real = [], _sparse.leading_eigenpairs
     monkeypatch.setattr(_sparse, "leading_eigenpairs", lambda c, k, **kw: seen.append(c.shape[0]) or real(c, k, **kw))
     assert auto(_components_graph(4, 600, 1)).k == 4
@@ -321,7 +321,7 @@ def test_the_clusters_solve_again_when_one_column_is_not_exact(monkeypatch):
     from semvar.pipeline import graph_entropy
     from semvar.select_k import _sparse
 
-    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
+    monkeypatch.setattr(_sparse.SPARSE, "exact_n", 1000)
     real_top = _sparse._bulk_top
     monkeypatch.setattr(_sparse, "_bulk_top", lambda core, kc_max, eigenvalues_only=False: (
         lambda out: (*out[:3], min(out[3], 2)))(real_top(core, kc_max, eigenvalues_only)))
@@ -338,7 +338,7 @@ def test_the_clusters_reuse_only_the_exact_bulk_eigenvectors(monkeypatch):
     from semvar.pipeline import graph_entropy
     from semvar.select_k import _sparse
 
-    monkeypatch.setattr(_sparse, "SPARSE_EXACT_N", 1000)
+    monkeypatch.setattr(_sparse.SPARSE, "exact_n", 1000)
     A = _sparse_sbm([1200, 900, 600], 40.0, 10.0, 8)
     given = []
     real = spectral.spectral_clusters
@@ -360,17 +360,16 @@ def test_the_thresholds_set_on_the_package_are_the_routes(monkeypatch):
     import semvar.select_k as select_k
     from semvar.select_k import _sparse
 
-    assert (select_k.SPARSE_N, select_k.SPARSE_TIED_N, select_k.SPARSE_EXACT_N) == (500, 2000, 20_000)
+    assert select_k.SPARSE is _sparse.SPARSE  # one object: set on the package, read by the route
+    assert (select_k.SPARSE.n, select_k.SPARSE.tied_n, select_k.SPARSE.exact_n) == (500, 2000, 20_000)
     A = _sparse_sbm([300, 300], 25.0, 5.0, 2)
     calls = []
     monkeypatch.setattr(_sparse, "_sparse_top", lambda core, k, **kw: calls.append(1) or _sparse.leading_eigenpairs(core, k))
     assert auto(A).k == 2 and calls == [1]
-    monkeypatch.setattr(select_k, "SPARSE_N", 10**9)
-    assert _sparse.SPARSE_N == 10**9 and auto(A).k == 2 and calls == [1]  # the dense route
+    monkeypatch.setattr(select_k.SPARSE, "n", 10**9)
+    assert auto(A).k == 2 and calls == [1]  # the dense route
     monkeypatch.undo()
-    assert _sparse.SPARSE_N == select_k.SPARSE_N == 500
-    with pytest.raises(AttributeError):
-        select_k.NO_SUCH_THRESHOLD  # noqa: B018
+    assert select_k.SPARSE.n == 500
 
 
 def test_auto_on_small_components_of_a_large_sparse_core_is_the_dense_answer():
