@@ -199,7 +199,9 @@ def _llm_judges_phase(quick: bool, oq) -> Outcome:
     "(either as the reference) has a larger p - q than GPT-4 against the human majority.",
     paper_value="annotators' p - q > GPT-4's",
     tolerance="replicated if both directions' p - q exceed GPT-4's and their Newcombe 95 % intervals lie above "
-    "GPT-4's interval; partly if both point estimates exceed GPT-4's; else not_replicated",
+    "GPT-4's interval; partly if both point estimates exceed GPT-4's; else not_replicated; control first: the "
+    "human majority GPT-4 is read against must be the majority of the annotators' labels on every answer (else "
+    "GPT-4 is scored against labels that are not the annotators': not_replicated)",
     notebook=NOTEBOOK,
     kind="finding",
 )
@@ -210,7 +212,10 @@ def _human_ceiling(quick: bool, oq) -> Outcome:
             if r["kind"] == "pairwise" and {r["reference"], r["judge"]} == {"annotator1", "annotator2"}]
     if len(rows) != 2:
         raise ValueError("annotators 1 and 2 must share labelled items in both classes")
-    points = all(r["p_minus_q"] > g["p_minus_q"] for r in rows)
+    votes = oq[["annotator1", "annotator2", "annotator3"]].astype("boolean")
+    majority = (2 * votes.sum(axis=1, skipna=True) > votes.notna().sum(axis=1)).to_numpy()
+    off = int((majority != oq["human"].astype(bool).to_numpy()).sum())
+    points = off == 0 and all(r["p_minus_q"] > g["p_minus_q"] for r in rows)
     apart = all(r["p_minus_q_ci"][0] > g["p_minus_q_ci"][1] for r in rows)
     ours = {"GPT-4 vs majority": _round(g)}
     for r in rows:
@@ -218,7 +223,8 @@ def _human_ceiling(quick: bool, oq) -> Outcome:
     a = rows[0]
     note = (f"annotator 2 against annotator 1: p = {a['p']:.3f}, q = {a['q']:.3f}, agreement {a['agreement']:.3f} on "
             f"{a['items']:,} answers; GPT-4 against the majority p - q = {g['p_minus_q']:.3f}; the majority is decided "
-            "by a third annotator where the two disagree")
+            "by a third annotator where the two disagree" + (f"; {off} answers' human label is not the "
+                                                              "annotators' majority" if off else ""))
     return decide(ours, points and apart, note, partly=points)
 
 
