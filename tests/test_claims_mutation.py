@@ -276,13 +276,13 @@ def test_trivial_bounds_are_not_refuted(monkeypatch):
 
 # ----------------------------------------------------------------------------- self-similarity and embeddings
 
-SELFSIM = ["selfsim.examples", "selfsim.worked_example", "realtext.selfsim_flags_errors"]
+SELFSIM = ["selfsim.examples", "selfsim.worked_example", "regime.selfsim_consistent_reliable"]
 
 
 def test_constant_self_similarity(monkeypatch):
     replace_everywhere(monkeypatch, "semvar.similarity", "self_similarity", lambda *a, **k: 0.5)
     assert_flips(SELFSIM, dict.fromkeys(["selfsim.examples", "selfsim.worked_example",
-                                         "realtext.selfsim_flags_errors"], "not_replicated"))
+                                         "regime.selfsim_consistent_reliable"], "not_replicated"))
 
 
 def test_random_embeddings(monkeypatch):
@@ -349,3 +349,172 @@ def test_gpt4_verdicts_flipped(monkeypatch):
     replace_everywhere(monkeypatch, "semvar.data.openqa_eval", "load_openqa_eval", flipped)
     assert_flips(["liu2025.real_llm_judge_sbm", "humanjudges.llm_judges_phase"],
                  {"liu2025.real_llm_judge_sbm": "not_replicated"})
+
+
+# ----------------------------------------------------------------------------- the measures, the AUROC and K
+
+REGIME = ["regime.entropy_flags_errors", "regime.spectral_vs_graph_measures", "regime.more_samples_better_flag",
+          "regime.auto_finds_k", "regime.error_grows_long_tail", "regime.selfsim_consistent_reliable",
+          "regime.von_neumann_variant", "liu2025.judge_is_sbm_real"]
+
+
+def replace_measure(monkeypatch, name: str, public, compute):
+    """Put ``public`` in place of ``semvar.measures.<name>`` everywhere, and ``public`` / ``compute`` in the
+    registry's entry (:data:`semvar.measures.MEASURES` holds its own references, which the studies dispatch to)."""
+    import dataclasses
+
+    from semvar import measures
+
+    replace_everywhere(monkeypatch, "semvar.measures", name, public)
+    m = measures.MEASURES[name]
+    monkeypatch.setitem(measures.MEASURES, name, dataclasses.replace(m, function=public, _compute=compute))
+
+
+def test_constant_eigv(monkeypatch):
+    """EigV flags nothing: the records that compare spectral entropy with it must not read the gap as a win."""
+    def const(*a, **k):
+        return 1.0
+
+    replace_measure(monkeypatch, "eigv", const, const)
+    assert_flips(REGIME[:2], {"regime.spectral_vs_graph_measures": "not_replicated"})
+
+
+def test_semantic_entropy_replaced_by_numsets(monkeypatch):
+    """NumSets flags errors nearly as well as semantic entropy, so only a record that knows what semantic entropy
+    must equal (the exact-match classes' entropy) can tell them apart."""
+    from semvar import measures
+
+    replace_measure(monkeypatch, "semantic_entropy", measures.num_semantic_sets, measures._num_sets)
+    assert_flips(REGIME[:3], {"regime.entropy_flags_errors": "not_replicated"})
+
+
+def test_auroc_alone_reversed(monkeypatch):
+    """Only semvar.evaluation.auroc is wrong (its interval, auroc_ci, is not): the records read their point
+    estimate from it."""
+    from semvar import evaluation
+
+    auroc = evaluation.auroc
+    replace_everywhere(monkeypatch, "semvar.evaluation", "auroc", lambda *a, **k: 1 - auroc(*a, **k))
+    assert_flips(REGIME[:3], {"regime.entropy_flags_errors": "not_replicated"})
+
+
+def test_ncv_one_too_many(monkeypatch):
+    """NCV answers K + 1: its public function, the registry's runner and chapter 4's study all reach it."""
+    import dataclasses
+
+    from semvar.select_k import _registry, cv
+
+    ncv, runner = cv.ncv, cv._ncv_rule
+
+    def plus_one(*a, **k):
+        s = ncv(*a, **k)
+        return dataclasses.replace(s, k=int(s.k) + 1)
+
+    def runner_plus_one(*a, **k):
+        s = runner(*a, **k)
+        return dataclasses.replace(s, k=int(s.k) + 1)
+
+    replace_everywhere(monkeypatch, "semvar.select_k.cv", "ncv", plus_one)
+    replace_everywhere(monkeypatch, "semvar.select_k.cv", "_ncv_rule", runner_plus_one)
+    rule = _registry.RULES["ncv"]
+    monkeypatch.setitem(_registry.RULES, "ncv", dataclasses.replace(rule, function=plus_one, runner=runner_plus_one))
+    monkeypatch.setitem(_registry.METHODS, "ncv", plus_one)
+    assert_flips(["liu2025.k_selection", "liu2025.k_selection_small_n", "select_k.accuracy_by_regime",
+                  "realtext.spectral_tracks_oracle"])
+
+
+def test_random_embeddings_reach_every_embedding_record(monkeypatch):
+    """One random unit vector per distinct text: the score then counts exact repeats, which must earn nothing."""
+    def random_vectors(texts, *a, **k):
+        texts = list(texts)
+        rng = np.random.default_rng(len(texts))
+        e = rng.standard_normal((len(texts), 384)).astype(np.float32)
+        return e / np.linalg.norm(e, axis=1, keepdims=True)
+
+    replace_everywhere(monkeypatch, "semvar.similarity", "embed", random_vectors)
+    assert_flips(["selfsim.consistency", "selfsim.computational_intensity", "regime.selfsim_consistent_reliable"],
+                 dict.fromkeys(["selfsim.consistency", "regime.selfsim_consistent_reliable"], "not_replicated"))
+
+
+def test_plain_quantile_threshold(monkeypatch):
+    """np.quantile(s, 1 - alpha), the threshold without the finite-sample correction."""
+    replace_everywhere(monkeypatch, "semvar.conformal", "conformal_threshold",
+                       lambda scores, alpha, **k: float(np.quantile(np.asarray(scores, dtype=float), 1 - alpha)))
+    assert_flips(CONFORMAL + ["ye_review.no_go"], {"ye2024.released_rank": "not_replicated",
+                                                    "ye_review.score_ranking": "not_replicated"})
+
+
+def test_halved_effective_variance(monkeypatch):
+    orig = importlib.import_module("semvar.exchangeable").effective_variance
+    replace_everywhere(monkeypatch, "semvar.exchangeable", "effective_variance", lambda *a, **k: 0.5 * orig(*a, **k))
+    assert_flips(EXCHANGEABLE, dict.fromkeys(["lin2026.mixture_term", "lin2026.general_bounded_difference"],
+                                             "not_replicated"))
+
+
+HUMAN = ["humanjudges.llm_judges_phase", "humanjudges.human_ceiling", "humanjudges.minilm_sas_phase",
+         "humanjudges.minilm_sas_separates", "humanjudges.partly_between", "humanjudges.evouna_answerer_dependence"]
+
+
+def test_human_judge_rates_with_p_and_q_swapped(monkeypatch):
+    from semvar.experiments import human_judges
+
+    rates = human_judges.judge_rates
+
+    def swapped(*a, **k):
+        r = dict(rates(*a, **k))
+        for x, y in (("p", "q"), ("p_ci", "q_ci"), ("k_same", "k_diff"), ("n_same", "n_diff")):
+            r[x], r[y] = r[y], r[x]
+        r["p_minus_q"] = -r["p_minus_q"]
+        r["p_minus_q_ci"] = [-r["p_minus_q_ci"][1], -r["p_minus_q_ci"][0]]
+        return r
+
+    replace_everywhere(monkeypatch, "semvar.experiments.human_judges", "judge_rates", swapped)
+    assert_flips(HUMAN, dict.fromkeys(["humanjudges.llm_judges_phase", "humanjudges.evouna_answerer_dependence"],
+                                      "not_replicated"))
+
+
+# ----------------------------------------------------------------------------- shuffled targets and data
+
+def _shuffled_wrong(wrong):
+    def shuffled(q):
+        return np.random.default_rng(3).permutation(wrong(q))
+    return shuffled
+
+
+def test_regime_target_shuffled(monkeypatch):
+    """The target (the most frequent answer is wrong) shuffled across questions: every score then flags noise."""
+    from semvar.claims import regime
+
+    monkeypatch.setattr(regime, "_wrong", _shuffled_wrong(regime._wrong))
+    assert_flips(REGIME, dict.fromkeys(["regime.entropy_flags_errors", "regime.spectral_vs_graph_measures",
+                                        "regime.selfsim_consistent_reliable"], "not_replicated"))
+
+
+def _shuffle_column(monkeypatch, module: str, loader: str, columns, ids):
+    orig = getattr(importlib.import_module(module), loader)
+
+    def shuffled(*a, **k):
+        frame = orig(*a, **k).copy()
+        # one draw, the first seed; a 95 % rule still passes a shuffled target in about one draw of 40 (seed 5
+        # leaves realtext.answer_entropy_auroc's interval at 0.505-0.528), which is no improvement but no flip
+        rng = np.random.default_rng(0)
+        for c in columns:
+            frame[c] = rng.permutation(frame[c].to_numpy())
+        return frame
+
+    replace_everywhere(monkeypatch, module, loader, shuffled)
+    return moves(ids)
+
+
+@pytest.mark.parametrize("module, loader, columns, ids", [
+    ("semvar.data.openqa_eval", "load_openqa_eval", ["human"], HUMAN[:2] + ["liu2025.real_llm_judge_sbm"]),
+    ("semvar.data", "load_helm_mmlu", ["correct"], HELM_IDS),
+    ("semvar.experiments.realtext", "answer_entropy_table", ["majority_wrong", "confident_wrong"],
+     ["realtext.answer_entropy_auroc", "realtext.consistent_but_wrong", "regime.selfsim_consistent_reliable"]),
+])
+def test_a_shuffle_improves_no_record(monkeypatch, module, loader, columns, ids):
+    """A target or data column shuffled: the data no longer carry what the records test, so no verdict may get
+    better (the test of moves); a shuffle that changes nothing at all would be a record blind to its data."""
+    result = _shuffle_column(monkeypatch, module, loader, columns, ids)
+    print({c: f"{o} -> {n}" for c, (o, n, _) in result.items()})
+    assert any(o != n for o, n, _ in result.values()), result

@@ -207,43 +207,14 @@ def _sbm_pair_independence(quick: bool, frame) -> Outcome:
 
 
 @claim(
-    "realtext.selfsim_flags_errors",
-    source="seed 002, Advantages (Semantic Consistency) and Summary",
-    statement="A higher self-similarity score indicates more reliable and consistent answers; inconsistent responses "
-    "(low self-similarity) flag hallucinated content.",
-    paper_value="low self-similarity flags wrong answers",
-    tolerance="on the stored 400-question subset, with wrong = the plurality answer of the 29 models is wrong and the "
-    "self-similarity computed now (semvar.similarity.self_similarity) from the stored MiniLM cosines: replicated if "
-    "the AUROC of (1 - self-similarity) has a DeLong 95 % interval above 0.5; partly if only the point estimate is "
-    "above 0.5; else not_replicated",
-    notebook=NOTEBOOK,
-)
-@with_data(_outputs, _DATA)
-def _selfsim_flags_errors(quick: bool, frame) -> Outcome:
-    study = load_study()
-    table, *_ = _subset(frame, study)
-    wrong = table["majority_wrong"].to_numpy()
-    grams = _gram(study["pairs"], table.index)
-    ss = np.array([_selfsim_from_cosines(grams[q]) for q in table.index])
-    auc, lo, hi = auroc_ci(1 - ss, wrong)
-    auc_h = auroc_ci(table["entropy"].to_numpy(), wrong)[0]
-    ours = {"auroc_selfsim": round(auc, 3), "ci95": [round(lo, 3), round(hi, 3)], "auroc_answer_entropy": round(auc_h, 3),
-            "questions": int(len(table))}
-    return decide(ours, lo > 0.5,
-                  f"1 - self-similarity of the 29 answers predicts a wrong plurality answer with AUROC {auc:.3f} "
-                  f"({lo:.3f}-{hi:.3f}); for comparison, the answer entropy on the same questions gives {auc_h:.3f}. "
-                  f"Tested {_ACROSS} (the tutorial samples one model), MiniLM reads at most 256 word pieces of each "
-                  "answer; this record's rule first also asked for an AUROC within 0.05 of the answer entropy's, a bar "
-                  "the tutorial does not set, and was changed to the tutorial's own statement", partly=auc > 0.5)
-
-
-@claim(
     "realtext.consistent_but_wrong",
     source="chapter 9 (the book's own study): the caveat of seed 002, Disadvantages (Limited Factual Verification), "
     "which selfsim.wrong_answers_pass records as a claim, checked on real answers",
     statement="A response that is internally consistent but factually incorrect might still pass this evaluation.",
     paper_value="consistent-but-wrong answers pass",
-    tolerance="replicated if at least 25 % of the subset's confidently wrong questions (a wrong letter reached by more "
+    tolerance="self-similarity computed now (semvar.similarity.self_similarity) from the stored MiniLM cosines, which "
+    "must match the stored scores within 1e-3 (else not_replicated); replicated if at least 25 % of the subset's "
+    "confidently wrong questions (a wrong letter reached by more "
     "than half of the 29 answers; at least 5 such questions) score at or above the median self-similarity of the "
     "questions whose plurality answer is right; not_replicated if fewer do; partly if fewer than 5 such questions",
     notebook=NOTEBOOK,
@@ -251,17 +222,26 @@ def _selfsim_flags_errors(quick: bool, frame) -> Outcome:
 )
 @with_data(_outputs, _DATA)
 def _consistent_but_wrong(quick: bool, frame) -> Outcome:
+    import pandas as pd
+
     study = load_study()
     table, *_ = _subset(frame, study)
-    ss = study["questions"]["self_similarity"]
+    grams = _gram(study["pairs"], table.index)
+    ss = pd.Series([_selfsim_from_cosines(grams[q]) for q in table.index], index=table.index)
+    stored_gap = float(np.abs(ss - study["questions"]["self_similarity"].loc[table.index]).max())
     cw = table.index[table["confident_wrong"].to_numpy()]
     bar = float(ss[~table["majority_wrong"].to_numpy()].median())
     passing = int((ss.loc[cw] >= bar).sum())
     share = passing / len(cw) if len(cw) else float("nan")
     status = "partly" if len(cw) < 5 else ("replicated" if share >= 0.25 else "not_replicated")
+    if stored_gap > 1e-3:
+        status = "not_replicated"
     ours = {"confidently_wrong": int(len(cw)), "score_at_or_above_right_median": passing,
-            "share": round(share, 3) if len(cw) else None, "right_median_selfsim": round(bar, 4)}
-    return Outcome(ours, status, f"{passing} of {len(cw)} confidently wrong questions score at or above the median "
+            "share": round(share, 3) if len(cw) else None, "right_median_selfsim": round(bar, 4),
+            "control_stored_gap": round(stored_gap, 5)}
+    return Outcome(ours, status, f"control: self-similarities computed now from the stored cosines differ from the "
+                   f"stored ones by at most {stored_gap:.1g}; "
+                   f"{passing} of {len(cw)} confidently wrong questions score at or above the median "
                    f"self-similarity ({bar:.3f}) of the questions answered right: the score cannot tell consistent "
                    f"errors from consistent truths ({_ACROSS})")
 

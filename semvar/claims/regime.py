@@ -23,8 +23,10 @@ the notes say where a result runs against the book's earlier findings.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
-from ..evaluation import auroc_ci, paired_auroc_difference, rate_ci
+from .. import evaluation
+from ..evaluation import paired_auroc_difference, rate_ci
 from ..experiments.regime import (
     COSINES_FILE,
     JUDGES,
@@ -71,8 +73,39 @@ def _wrong(q) -> np.ndarray:
     return ~q["mf_correct_exact"].to_numpy().astype(bool)
 
 
-def _auc(q, column: str):
-    return auroc_ci(q[column].to_numpy(dtype=float), _wrong(q))
+def _auc(q, column: str, target=None):
+    """``(AUROC, low, high)``: the point from :func:`semvar.evaluation.auroc`, the DeLong interval from
+    :func:`semvar.evaluation.auroc_ci` (both looked up when the check runs, so a wrong one reaches the verdict)."""
+    score, w = q[column].to_numpy(dtype=float), _wrong(q) if target is None else target
+    _, lo, hi = evaluation.auroc_ci(score, w)
+    return float(evaluation.auroc(score, w)), float(lo), float(hi)
+
+
+def _flags(auc: float, lo: float) -> bool:
+    """A score flags the target when its AUROC and the lower end of its interval both exceed 0.5."""
+    return auc > 0.5 and lo > 0.5
+
+
+def _control_semantic_entropy(q) -> float:
+    """Largest |semantic entropy (exact-match judge) - plug-in entropy of the exact-match classes|: the judge's
+    graph is those classes as disjoint cliques, so the two are one number and any gap is a wrong measure."""
+    return float(np.abs(q["exact:semantic_entropy"] - q["h_exact"]).max())
+
+
+@shared
+def _embedding_control():
+    """Embed the answers of a few questions now (:func:`semvar.similarity.embed`) and compare their cosines with
+    the stored ones: ``(questions, largest |difference|)``.  The stored cosines feed the MiniLM judges and the
+    self-similarities, so a change of the embedding, or a stale file, shows here."""
+    from ..experiments.regime import cosine_matrices
+    from ..similarity import embed
+
+    frame, cos = _inputs()
+    idx = np.linspace(0, len(frame) - 1, 10).astype(int)
+    n = len(frame["answers"].iloc[0])
+    texts = [a for i in idx for a in frame["answers"].iloc[i]]
+    C = cosine_matrices(np.asarray(embed(texts, unique=True, progress=False), dtype=float), n)
+    return int(idx.size), float(np.abs(C - cos[idx]).max())
 
 
 @claim(
@@ -82,8 +115,11 @@ def _auc(q, column: str):
     statement="On LLaMA-13B's 20 sampled answers to 500 TriviaQA questions, the semantic entropy of the answers "
     "(normalised exact match as the judge) predicts that the most frequent answer is wrong: AUROC above 0.5.",
     paper_value="AUROC > 0.5",
-    tolerance="replicated if the lower end of the DeLong 95 % interval exceeds 0.5; partly if only the point estimate "
-    "does; else not_replicated",
+    tolerance="control first: under the exact-match judge semantic entropy must equal the plug-in entropy of the "
+    "exact-match classes (the same partition) within 1e-6 in every question, else the measure is not semantic "
+    "entropy: not_replicated; then replicated if the AUROC and the lower end of its DeLong 95 % interval exceed 0.5, "
+    "else not_replicated (a point estimate above 0.5 alone is what a noise target gives half the time, so it earns "
+    "nothing)",
     notebook=NOTEBOOK,
     kind="finding",
 )
@@ -92,21 +128,27 @@ def _entropy_flags_errors(quick: bool, inputs) -> Outcome:
     q = _questions()
     auc, lo, hi = _auc(q, "exact:semantic_entropy")
     w = _wrong(q)
+    gap = _control_semantic_entropy(q)
     ours = {"auroc": round(auc, 3), "ci95": [round(lo, 3), round(hi, 3)], "questions": int(len(q)),
-            "most_frequent_wrong": int(w.sum())}
-    return decide(ours, lo > 0.5, f"AUROC {auc:.3f} (95 % CI {lo:.3f}-{hi:.3f}) on {len(q)} questions, "
-                  f"{w.mean():.0%} with a wrong most frequent answer", partly=auc > 0.5)
+            "most_frequent_wrong": int(w.sum()), "control_gap": round(gap, 9)}
+    note = (f"AUROC {auc:.3f} (95 % CI {lo:.3f}-{hi:.3f}) on {len(q)} questions, {w.mean():.0%} with a wrong most "
+            f"frequent answer; control: semantic entropy (exact judge) minus the classes' entropy, largest |gap| {gap:.2g}")
+    return decide(ours, gap <= 1e-6 and _flags(auc, lo), note)
 
 
 @claim(
     "regime.spectral_vs_graph_measures",
     source="the book's chapter on one model's samples; the graph measures of Lin, Trivedi & Sun (2024); "
     "chapter 9 found spectral entropy below EigV and Ecc on 29 models' answers",
-    statement="On one model's samples, semantic spectral entropy (k='auto') ranks wrong answers at least as well as "
-    "each of EigV, Ecc and Deg of Lin et al. computed from the same judged graph, for each of the five judges.",
-    paper_value="no paired AUROC difference significantly below 0",
-    tolerance="15 comparisons (5 judges x EigV, Ecc, Deg), paired bootstrap 95 % interval of AUROC(spectral) - "
-    "AUROC(measure): replicated if no interval lies wholly below 0; partly if fewer than half do; else not_replicated",
+    statement="On one model's samples, semantic spectral entropy (k='auto') ranks wrong answers better than each of "
+    "EigV, Ecc and Deg of Lin et al. computed from the same judged graph, for each of the five judges.",
+    paper_value="every paired AUROC difference significantly above 0",
+    tolerance="controls first: spectral entropy and each of EigV, Ecc and Deg must flag a wrong most frequent answer "
+    "themselves (AUROC and the lower end of its DeLong 95 % interval above 0.5) under every judge, else a comparison "
+    "says nothing: not_replicated; then 15 comparisons (5 judges x EigV, Ecc, Deg), paired bootstrap 95 % interval of "
+    "AUROC(spectral) - AUROC(measure): replicated if every interval lies above 0; partly if more lie above 0 than "
+    "below; else not_replicated. Disclosed: first registered as 'at least as well' (replicated if no interval lies "
+    "below 0), which a shuffled target met; restated with the direction and an interval on its side of 0",
     notebook=NOTEBOOK,
     kind="finding",
 )
@@ -115,7 +157,9 @@ def _spectral_vs_graph_measures(quick: bool, inputs) -> Outcome:
     q = _questions()
     w = _wrong(q)
     n_boot = 400 if quick else 2000
-    diffs, below = {}, []
+    blind = [f"{j}:{m}" for j in JUDGES for m in ("spectral_entropy", "eigv", "ecc", "deg")
+             if not _flags(*_auc(q, f"{j}:{m}", w)[:2])]
+    diffs, below, above = {}, [], []
     for j in JUDGES:
         a = q[f"{j}:spectral_entropy"].to_numpy(dtype=float)
         for m in ("eigv", "ecc", "deg"):
@@ -123,12 +167,19 @@ def _spectral_vs_graph_measures(quick: bool, inputs) -> Outcome:
             diffs[f"{j}-{m}"] = [round(d, 3), round(lo, 3), round(hi, 3)]
             if hi < 0:
                 below.append(f"{j}-{m}")
-    status = "replicated" if not below else ("partly" if len(below) < len(diffs) / 2 else "not_replicated")
-    above = [k for k, v in diffs.items() if v[1] > 0]
-    return Outcome({"difference_ci95": diffs, "significantly_below": below}, status,
-                   f"spectral entropy significantly below in {len(below)} of {len(diffs)} comparisons "
-                   f"({', '.join(below) or 'none'}), significantly above in {len(above)} "
-                   f"({', '.join(above) or 'none'}); target: {_TARGET}")
+            if lo > 0:
+                above.append(f"{j}-{m}")
+    if blind:
+        status = "not_replicated"
+    else:
+        status = "replicated" if len(above) == len(diffs) else ("partly" if len(above) > len(below) else "not_replicated")
+    return Outcome({"difference_ci95": diffs, "significantly_above": above, "significantly_below": below,
+                    "blind_scores": blind}, status,
+                   f"spectral entropy significantly above in {len(above)} of {len(diffs)} comparisons "
+                   f"({', '.join(above) or 'none'}), significantly below in {len(below)} "
+                   f"({', '.join(below) or 'none'})"
+                   + (f"; scores that flag nothing themselves: {', '.join(blind)}" if blind else "")
+                   + f"; target: {_TARGET}")
 
 
 @claim(
@@ -137,8 +188,10 @@ def _spectral_vs_graph_measures(quick: bool, inputs) -> Outcome:
     statement="More samples make semantic entropy a better flag: with all 20 answers its AUROC for a wrong most "
     "frequent answer exceeds its AUROC on 3 answers drawn at random from each question, in every draw.",
     paper_value="AUROC(N=20) > AUROC(N=3) in every draw",
-    tolerance="exact-match judge; replicated if AUROC with N = 20 exceeds the largest AUROC of the draws of N = 3 "
-    "(3 draws quick, 10 full; seeds as the stored study); partly if it exceeds their mean; else not_replicated",
+    tolerance="exact-match judge; the flag with N = 20 must flag errors (AUROC and the lower end of its DeLong 95 % "
+    "interval above 0.5), else not_replicated; then replicated if AUROC with N = 20 exceeds the largest AUROC of the "
+    "draws of N = 3 (3 draws quick, 10 full; seeds as the stored study); partly if it exceeds their mean; else "
+    "not_replicated",
     notebook=NOTEBOOK,
     kind="finding",
 )
@@ -147,14 +200,16 @@ def _more_samples_better_flag(quick: bool, inputs) -> Outcome:
     frame, cos = inputs
     q = _questions()
     right = ~_wrong(q)
-    full = _auc(q, "exact:semantic_entropy")[0]
+    full, lo, _ = _auc(q, "exact:semantic_entropy")
     small = []
     for d in range(3 if quick else 10):
         rows, _ = subsample_rows(frame, cos, right, 3, d, judges=("exact",))
         small.append(next(r["auroc"] for r in rows if r["measure"] == "exact:semantic_entropy"))
     ours = {"auroc_n20": round(full, 3), "auroc_n3": [round(x, 3) for x in small]}
-    return decide(ours, full > max(small), f"AUROC {full:.3f} with 20 answers against {np.mean(small):.3f} "
-                  f"(draws {min(small):.3f}-{max(small):.3f}) with 3", partly=full > np.mean(small))
+    flags = _flags(full, lo)
+    return decide(ours, flags and full > max(small), f"AUROC {full:.3f} (lower end {lo:.3f}) with 20 answers against "
+                  f"{np.mean(small):.3f} (draws {min(small):.3f}-{max(small):.3f}) with 3",
+                  partly=flags and full > np.mean(small))
 
 
 @claim(
@@ -163,8 +218,10 @@ def _more_samples_better_flag(quick: bool, inputs) -> Outcome:
     statement="k='auto' recovers the number of distinct answers (normalised exact-match classes) from the judged graph "
     "of 20 answers, for every judge.",
     paper_value="share of questions with K found >= 0.5 for every judge",
-    tolerance="replicated if the share is at least 0.5 for all five judges; partly if at least 0.5 for the "
-    "exact-match judge and one other; else not_replicated",
+    tolerance="control first: the exact-match judge's graph is the exact-match classes as disjoint cliques, so "
+    "k='auto' must find K there in at least 99 % of questions, else the rule is broken: not_replicated; then, for the "
+    "four other judges: replicated if the share is at least 0.5 for all four; partly if for at least one; else "
+    "not_replicated (the control is not counted: its K equals the reference by construction)",
     notebook=NOTEBOOK,
     kind="finding",
 )
@@ -174,13 +231,16 @@ def _auto_finds_k(quick: bool, inputs) -> Outcome:
     share = {j: float((q[f"{j}:k_auto"] == q["k_exact"]).mean()) for j in JUDGES}
     under = {j: float((q[f"{j}:k_auto"] < q["k_exact"]).mean()) for j in JUDGES}
     over = {j: float((q[f"{j}:k_auto"] > q["k_exact"]).mean()) for j in JUDGES}
-    ok = [j for j, s in share.items() if s >= 0.5]
-    status = "replicated" if len(ok) == len(JUDGES) else (
-        "partly" if "exact" in ok and len(ok) >= 2 else "not_replicated")
+    ok = [j for j in _NOISY if share[j] >= 0.5]
+    if share["exact"] < 0.99:
+        status = "not_replicated"
+    else:
+        status = "replicated" if len(ok) == len(_NOISY) else ("partly" if ok else "not_replicated")
     ours = {"share_found": {j: round(s, 3) for j, s in share.items()},
             "share_below": {j: round(s, 3) for j, s in under.items()},
             "share_above": {j: round(s, 3) for j, s in over.items()}}
     return Outcome(ours, status, "K found in " + ", ".join(f"{j} {s:.0%}" for j, s in share.items())
+                   + " (exact: the control)"
                    + "; where it misses it mostly chooses fewer meanings than there are distinct strings (the judges "
                    "merge spellings and paraphrases), not more")
 
@@ -232,7 +292,9 @@ def _judge_is_sbm_real(quick: bool, inputs) -> Outcome:
     tolerance="error = mean over questions of |spectral entropy (k='auto') - plug-in entropy of the exact-match "
     "classes| of the same answers, for the four judges other than exact match; replicated if the error with N = 20 "
     "is at least the mean error of N = 5 draws (2 draws quick, 5 full) for every judge, partly if for some, else "
-    "not_replicated. Disclosed: first registered as a test of the theorems, restated as this finding after a "
+    "not_replicated; control first: under the exact-match judge (the classes as disjoint cliques) the estimator "
+    "must give the classes' entropy, mean |error| at most 0.01 with N = 20, else it is broken: not_replicated. "
+    "Disclosed: first registered as a test of the theorems, restated as this finding after a "
     "review showed that its reference depends on N",
     notebook=NOTEBOOK,
     kind="finding",
@@ -249,44 +311,85 @@ def _error_grows_long_tail(quick: bool, inputs) -> Outcome:
         for j in _NOISY:
             err5[j].append(bias[f"{j}:abs_error"])
     e5 = {j: float(np.mean(v)) for j, v in err5.items()}
+    control = float(np.abs(q["exact:spectral_entropy"] - q["h_exact"]).mean())
     up = [j for j in _NOISY if err20[j] >= e5[j]]
     status = "replicated" if len(up) == len(_NOISY) else ("partly" if up else "not_replicated")
-    ours = {"error_n5": {j: round(v, 3) for j, v in e5.items()}, "error_n20": {j: round(v, 3) for j, v in err20.items()}}
-    return Outcome(ours, status, "mean |error| (nats) from N = 5 to 20: " + ", ".join(
+    if control > 0.01:
+        status = "not_replicated"
+    ours = {"error_n5": {j: round(v, 3) for j, v in e5.items()}, "error_n20": {j: round(v, 3) for j, v in err20.items()},
+            "control_error_exact_judge": round(control, 4)}
+    return Outcome(ours, status, f"control (exact judge): mean |error| {control:.3f}; "
+                   "mean |error| (nats) from N = 5 to 20: " + ", ".join(
         f"{j} {e5[j]:.3f} -> {err20[j]:.3f}" for j in _NOISY) + ". The reference is the exact-match classes, which "
         "split spellings of one meaning and grow in number with N, so it is not a fixed truth")
 
 
+def _across_models():
+    """Chapter 9's setting: ``(AUROC, low, high, questions)`` of 1 - self-similarity of 29 models' answers for a
+    wrong plurality answer, the self-similarities computed now from the stored MiniLM cosines; ``None`` when the
+    MMLU-Pro outputs are absent."""
+    from ..experiments.realtext import load_study
+    from .realtext import _frame, _gram, _selfsim_from_cosines, _subset
+
+    frame, _ = find_data(lambda: _frame(False))
+    if frame is None:
+        return None
+    study = load_study()
+    table, *_ = _subset(frame, study)
+    grams = _gram(study["pairs"], table.index)
+    ss = np.array([_selfsim_from_cosines(grams[i]) for i in table.index])
+    return (*_auc(pd.DataFrame({"s": 1 - ss}), "s", table["majority_wrong"].to_numpy().astype(bool)), len(table))
+
+
 @claim(
     "regime.selfsim_consistent_reliable",
-    source="seed 002, Advantages (Semantic Consistency) and Summary, on the samples of one model (the setting the "
-    "tutorial describes)",
+    source="seed 002, Advantages (Semantic Consistency) and Summary",
     statement="A higher self-similarity score indicates more reliable and consistent answers; low self-similarity "
     "flags hallucinated content.",
     paper_value="low self-similarity flags wrong answers",
-    tolerance="1 - self-similarity (all-MiniLM-L6-v2) of the 20 answers, target: the most frequent answer is wrong: "
-    "replicated if the DeLong 95 % interval of the AUROC lies above 0.5 and the AUROC is within 0.05 of semantic "
-    "entropy's (exact-match judge) on the same questions; partly if above 0.5 but more than 0.05 below; else "
-    "not_replicated",
+    tolerance="1 - self-similarity (all-MiniLM-L6-v2, semvar.similarity.self_similarity computed now from the stored "
+    "cosines) against a wrong most frequent (plurality) answer, in two settings: one model's 20 samples of 500 "
+    "TriviaQA questions (the tutorial's setting) and 29 models' answers to chapter 9's 400 MMLU-Pro questions; a "
+    "setting counts when the AUROC and the lower end of its DeLong 95 % interval exceed 0.5. Controls: the answers of "
+    "10 questions embedded now (semvar.similarity.embed) must give the stored cosines within 1e-3, and the "
+    "self-similarities from the stored cosines must match the stored per-question scores within 1e-3, else "
+    "not_replicated; replicated if both settings count, partly if the tutorial's setting alone does (or the MMLU-Pro "
+    "outputs are absent), else not_replicated. One record for the sentence: it was two (one per setting) with "
+    "different rules, one of which also asked for an AUROC within 0.05 of semantic entropy's, a bar the tutorial "
+    "does not set",
     notebook=NOTEBOOK,
 )
 @with_data(_inputs, _DATA)
 def _selfsim_consistent_reliable(quick: bool, inputs) -> Outcome:
-    import pandas as pd
-
     from ..data import result_path
+    from .realtext import _selfsim_from_cosines
 
+    frame, cos = inputs
     stored = pd.read_csv(result_path(QUESTIONS_FILE), index_col="id")
     q = _questions()
     if stored.index.tolist() != q.index.tolist():
         raise ValueError("the stored questions and the loader's are not in the same order")
-    w = _wrong(q)
-    auc, lo, hi = auroc_ci(stored["self_similarity"].to_numpy(dtype=float), w)
-    auc_h = _auc(q, "exact:semantic_entropy")[0]
-    status = "not_replicated" if lo <= 0.5 else ("replicated" if auc >= auc_h - 0.05 else "partly")
-    ours = {"auroc_selfsim": round(auc, 3), "ci95": [round(lo, 3), round(hi, 3)], "auroc_semantic_entropy": round(auc_h, 3)}
-    return Outcome(ours, status, f"1 - self-similarity: AUROC {auc:.3f} ({lo:.3f}-{hi:.3f}); semantic entropy "
-                   f"{auc_h:.3f} on the same {len(q)} questions (one model, 20 samples: the tutorial's setting)")
+    ss = np.array([_selfsim_from_cosines(c) for c in cos])
+    # the stored column is the uncertainty, 1 - self-similarity
+    stored_gap = float(np.abs(1 - ss - stored["self_similarity"].to_numpy(dtype=float)).max())
+    n_embedded, embed_gap = _embedding_control()
+    auc, lo, hi = _auc(pd.DataFrame({"s": 1 - ss}), "s", _wrong(q))
+    across = _across_models()
+    controls = stored_gap <= 1e-3 and embed_gap <= 1e-3
+    one = controls and _flags(auc, lo)
+    many = across is not None and controls and _flags(*across[:2])
+    ours = {"auroc_one_model": round(auc, 3), "ci95_one_model": [round(lo, 3), round(hi, 3)],
+            "auroc_29_models": None if across is None else round(across[0], 3),
+            "ci95_29_models": None if across is None else [round(across[1], 3), round(across[2], 3)],
+            "control_embedding_gap": round(embed_gap, 5), "control_stored_gap": round(stored_gap, 5)}
+    note = (f"one model, 20 samples ({len(q)} questions): AUROC {auc:.3f} ({lo:.3f}-{hi:.3f}); "
+            + ("29 models' answers: MMLU-Pro outputs absent" if across is None else
+               f"29 models' answers ({across[3]} questions, across models, not samples of one): AUROC "
+               f"{across[0]:.3f} ({across[1]:.3f}-{across[2]:.3f})")
+            + f"; controls: {n_embedded} questions embedded now differ from the stored cosines by at most "
+            f"{embed_gap:.1g}, self-similarities from the stored cosines from the stored scores by {stored_gap:.1g}")
+    status = "replicated" if one and many else ("partly" if one else "not_replicated")
+    return Outcome(ours, status, note)
 
 
 @claim(
@@ -298,7 +401,8 @@ def _selfsim_consistent_reliable(quick: bool, inputs) -> Outcome:
     paper_value="never significantly worse, significantly better for at least one judge",
     tolerance="paired bootstrap 95 % interval of AUROC(von Neumann) - AUROC(spectral, auto) for the four judges other "
     "than exact match: replicated if no interval lies below 0 and at least one lies above 0; partly if none lies "
-    "below 0; else not_replicated",
+    "below 0; else not_replicated; control first: the von Neumann entropy must flag errors itself under each judge "
+    "(AUROC and the lower end of its DeLong interval above 0.5), else not_replicated",
     notebook=NOTEBOOK,
     kind="finding",
 )
@@ -315,6 +419,8 @@ def _von_neumann_variant(quick: bool, inputs) -> Outcome:
         out[j] = [round(d, 3), round(lo, 3), round(hi, 3)]
     worse = [j for j, v in out.items() if v[2] < 0]
     better = [j for j, v in out.items() if v[1] > 0]
-    status = "not_replicated" if worse else ("replicated" if better else "partly")
-    return Outcome({"difference_ci95": out}, status, "AUROC(von Neumann) - AUROC(spectral): " + ", ".join(
-        f"{j} {v[0]:+.3f} [{v[1]:+.3f}, {v[2]:+.3f}]" for j, v in out.items()))
+    blind = [j for j in _NOISY if not _flags(*_auc(q, f"{j}:von_neumann", w)[:2])]
+    status = "not_replicated" if worse or blind else ("replicated" if better else "partly")
+    return Outcome({"difference_ci95": out, "blind": blind}, status, "AUROC(von Neumann) - AUROC(spectral): " + ", ".join(
+        f"{j} {v[0]:+.3f} [{v[1]:+.3f}, {v[2]:+.3f}]" for j, v in out.items())
+        + (f"; von Neumann flags nothing under {', '.join(blind)}" if blind else ""))

@@ -38,6 +38,7 @@ of graphs, ``--quick`` for a smoke run).
 from __future__ import annotations
 
 import argparse
+import copy
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -50,7 +51,7 @@ from ..entropy import empirical_entropy
 from ..graph import block_labels, sample_sbm
 from ..papers import PAPER_TABLE2
 from ..pipeline import graph_entropy
-from ..select_k import KSelection, auto, bethe_hessian, bic, ecv, eigengap, icl, ncv
+from ..select_k import auto, bethe_hessian, bic, ecv, eigengap, icl, ncv
 from ._cells import run_cells
 
 __all__ = [
@@ -133,16 +134,11 @@ def _selections(A: np.ndarray, k_max: int, rng) -> dict:
     n = A.shape[0]
     folds = min(3, n // 2)
     k_ncv = min(k_max, n - -(-n // folds))
-    # NCV as Chen & Lei run it is the first of the three splits of the small-sample variant
-    small = ncv(A, k_ncv, folds=folds, repeats=3, se_rule=True, random_state=rng)
-    out["ncv_small"] = small
-    first = small.details.get("fold_l2")
-    if first is None:  # too few texts with an edge: both fell back to the connected components
-        out["ncv"] = small
-    else:
-        k_first = int(small.candidates[np.argmin(first[: small.details["folds"]].sum(0))])
-        out["ncv"] = KSelection(k=k_first, candidates=small.candidates, losses=first[: small.details["folds"]].sum(0),
-                                method="ncv", n_singletons=small.n_singletons)
+    # NCV as Chen & Lei run it (one split) is the first of the three splits of the small-sample variant: the public
+    # rule is run on a copy of the generator, so it draws that same split (a change of the rule reaches the study)
+    first = copy.deepcopy(rng)
+    out["ncv_small"] = ncv(A, k_ncv, folds=folds, repeats=3, se_rule=True, random_state=rng)
+    out["ncv"] = ncv(A, k_ncv, folds=folds, random_state=first)
     try:
         out["ecv"] = ecv(A, k_max, random_state=rng)
     except ValueError:  # too few pairs to hold any out (n = 3 or 4): no answer
