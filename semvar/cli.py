@@ -1,6 +1,6 @@
 """Command line: ``python -m semvar COMMAND``.
 
-``replicate``  run the claims ledger and print the scorecard (``--quick``, ``--json``, ``--out``)
+``replicate``  run the claims ledger and print the scorecard (``--quick``, ``--json``, ``--out``, ``--quiet``)
 ``judge``      judge every pair of texts with an LLM server, cluster, and report the semantic spectral entropy
 """
 
@@ -88,6 +88,9 @@ def _add_replicate(sub) -> None:
     rep.add_argument("--json", action="store_true", help="print a JSON list of records instead of a table")
     rep.add_argument("--out", metavar="FILE", help="also write the JSON records to FILE. " + _OUT_RULE)
     rep.add_argument("--only", nargs="*", metavar="ID", help="run only claims whose id starts with ID")
+    rep.add_argument("--quiet", action="store_true",
+                     help="no progress bar (by default standard error shows one: the claim running, how many are "
+                     "done and the time left)")
     rep.set_defaults(func=_cmd_replicate)
 
 
@@ -107,7 +110,7 @@ def _cmd_replicate(args: argparse.Namespace) -> int:
                              f"known ids: {', '.join(known)}")
     except ValueError as exc:
         return _fail("replicate", str(exc))
-    records = claims.run(args.only or None, quick=args.quick, progress=not args.json and sys.stderr.isatty())
+    records = claims.run(args.only or None, quick=args.quick, progress=not args.quiet)
     text = claims.to_json(records) if args.json else claims.format_table(records)
     print(text)  # the table first: a failure to write --out below must not lose it
     code = 1 if any(r.status == "error" for r in records) else 0

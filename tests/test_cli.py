@@ -116,3 +116,15 @@ def test_replicate_only_with_no_id_is_refused(capsys):
 
     assert main(["replicate", "--only"]) == 2
     assert "--only needs at least one claim id" in capsys.readouterr().err
+
+
+def test_replicate_shows_its_progress_on_stderr_unless_quiet(capsys):
+    """A bar on standard error (the claim running, the count, the time left), the records alone on standard
+    output, even with --json; --quiet leaves standard error empty."""
+    assert cli.main(["replicate", "--only", "lin2026.subsample_bound", "--quick", "--json"]) == 0
+    out, err = capsys.readouterr()
+    assert [r["id"] for r in json.loads(out)] == ["lin2026.subsample_bound"]
+    assert "running lin2026.subsample_bound" in err and "claims 1/1" in err and "100%" in err
+    assert cli.main(["replicate", "--only", "lin2026.subsample_bound", "--quick", "--json", "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and [r["id"] for r in json.loads(out)] == ["lin2026.subsample_bound"]

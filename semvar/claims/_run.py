@@ -157,6 +157,55 @@ def _checked(c, quick: bool) -> tuple[Any, str, str]:
         return None, "error", f"{type(exc).__name__}: {exc} (at {tb.filename.rsplit('/', 1)[-1]}:{tb.lineno})"
 
 
+def _expected_seconds(ids: list[str], quick: bool) -> dict[str, float] | None:
+    """Each check's time in the stored full run (``data/scorecard.json``), for an ETA; None when unknown.
+
+    Only the full checks have stored times, and only when every one of ``ids`` has one (a new or renamed
+    claim falls back to counting claims).
+    """
+    if quick:
+        return None
+    import json
+
+    from ..data import result_path
+
+    try:
+        rows = json.loads(result_path("scorecard.json").read_text(encoding="utf-8"))
+        stored = {r["id"]: float(r["seconds"]) for r in rows}
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if not all(i in stored for i in ids):
+        return None
+    return {i: max(stored[i], 0.01) for i in ids}
+
+
+class _Progress:
+    """The bar of :func:`run` on standard error: one step per claim, the running claim's id, and an ETA
+    from the stored run's time of each check (or from the count of claims when those are not known)."""
+
+    def __init__(self, ids: list[str], quick: bool):
+        from tqdm.auto import tqdm
+
+        self.weights = _expected_seconds(ids, quick)
+        self.total, self.done = len(ids), 0
+        total = sum(self.weights.values()) if self.weights else len(ids)
+        self.bar = tqdm(total=total, desc="claims", unit="claim" if self.weights is None else "s",
+                        bar_format="{desc} {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}]",
+                        dynamic_ncols=True, leave=True, mininterval=0.5)
+
+    def start(self, cid: str) -> None:
+        self.bar.set_description_str(f"claims {self.done}/{self.total}, running {cid}", refresh=True)
+
+    def finish(self, cid: str) -> None:
+        self.done += 1
+        self.bar.set_description_str(f"claims {self.done}/{self.total}, ran {cid}", refresh=False)
+        self.bar.update(self.weights[cid] if self.weights else 1)
+
+    def close(self) -> None:
+        self.bar.set_description_str(f"claims {self.done}/{self.total}", refresh=False)
+        self.bar.close()
+
+
 def run(ids: Iterable[str] | None = None, *, quick: bool = False, progress: bool = False) -> list[Record]:
     """Run the checks (all, or those whose id starts with one of ``ids``) and return the records.
 
@@ -167,7 +216,9 @@ def run(ids: Iterable[str] | None = None, *, quick: bool = False, progress: bool
     quick : bool, default=False
         The reduced run (fewer repetitions).
     progress : bool, default=False
-        Show a progress bar over the claims.
+        Show a progress bar on standard error: a step per claim, the id of the
+        claim running, and an estimated time left (from each check's time in
+        the stored full run, ``data/scorecard.json``, when the full checks run).
 
     Returns
     -------
@@ -194,17 +245,21 @@ def run(ids: Iterable[str] | None = None, *, quick: bool = False, progress: bool
     selected = [c for c in claims.values() if not ids or any(c.id.startswith(i) for i in ids)]
     if ids and not selected:
         raise ValueError(f"no claim id starts with any of {list(ids)}; known ids: {list(claims)}")
-    iterator = selected
-    if progress:
-        from tqdm.auto import tqdm
-
-        iterator = tqdm(selected, desc="claims", unit="claim")
+    bar = _Progress([c.id for c in selected], quick) if progress else None
     records = []
-    for c in iterator:
-        t0 = time.perf_counter()
-        our, status, note = _checked(c, quick)
-        records.append(
-            Record(c.id, c.source, c.statement, _jsonable(c.paper_value), _jsonable(our),
-                   _jsonable(c.tolerance), status, c.notebook, note, round(time.perf_counter() - t0, 2), c.kind)
-        )
+    try:
+        for c in selected:
+            if bar:
+                bar.start(c.id)
+            t0 = time.perf_counter()
+            our, status, note = _checked(c, quick)
+            records.append(
+                Record(c.id, c.source, c.statement, _jsonable(c.paper_value), _jsonable(our),
+                       _jsonable(c.tolerance), status, c.notebook, note, round(time.perf_counter() - t0, 2), c.kind)
+            )
+            if bar:
+                bar.finish(c.id)
+    finally:
+        if bar:
+            bar.close()
     return records

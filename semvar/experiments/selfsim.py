@@ -180,6 +180,10 @@ def corpus_table(judge: Any, *, grid: list[dict] | None = None, n: int = 40, m: 
     return pd.DataFrame(rows), corpora
 
 
+#: pairs whose cosines :func:`pair_table` computes at a time (two blocks of 2^15 x 384 floats: about 200 MB)
+_PAIR_BLOCK = 2**15
+
+
 def pair_table(texts: Sequence[str], embeddings: ArrayLike,
                m: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Every unordered pair of distinct ``texts``: indices, shared hobbies, cosine.
@@ -202,7 +206,12 @@ def pair_table(texts: Sequence[str], embeddings: ArrayLike,
         raise ValueError(f"every text must assert exactly m={m} hobbies")
     i, j = np.triu_indices(len(texts), k=1)
     shared = np.rint((H @ H.T)[i, j]).astype(int)
-    cosine = np.einsum("ij,ij->i", U[i], U[j])
+    # row by row products in blocks of pairs: U[i] and U[j] for all pairs at once would hold two
+    # (pairs x d) arrays, about 7 GB for the full corpus study
+    cosine = np.empty(i.size)
+    for s in range(0, i.size, _PAIR_BLOCK):
+        b = slice(s, s + _PAIR_BLOCK)
+        cosine[b] = np.einsum("ij,ij->i", U[i[b]], U[j[b]])
     return i, j, shared, cosine
 
 

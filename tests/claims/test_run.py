@@ -82,3 +82,23 @@ def test_find_data_needs_data_and_data_file(tmp_path, monkeypatch):
     (tmp_path / "liu2025" / "b.csv").write_text("x\n")
     assert claims.data_file("liu2025", "a.csv", "b.csv") == tmp_path / "liu2025"
     assert _run.without_machine_paths(f"in {tmp_path}/liu2025, {tmp_path}/liu2025") == "in <data dir>/liu2025"
+
+
+def test_the_progress_bar_names_and_counts_the_claims(scratch, capsys):
+    _register("t.a", lambda quick: claims.Outcome(1, "replicated"))
+    _register("t.b", lambda quick: claims.Outcome(2, "replicated"))
+    claims.run(progress=True)
+    err = capsys.readouterr().err
+    assert "running t.a" in err and "running t.b" in err and "claims 2/2" in err and "100%" in err
+    claims.run(progress=False)
+    assert capsys.readouterr().err == ""
+
+
+def test_the_time_left_is_weighed_by_the_stored_run():
+    from pathlib import Path
+
+    stored = {r.id: r.seconds for r in claims.load_records(Path(__file__).parents[2] / "data" / "scorecard.json")}
+    ids = ["liu2025.theorem33", "liu2025.theorem34"]
+    assert _run._expected_seconds(ids, quick=False) == {i: max(stored[i], 0.01) for i in ids}
+    assert _run._expected_seconds(ids, quick=True) is None                 # the quick checks have no stored time
+    assert _run._expected_seconds([*ids, "no.such"], quick=False) is None  # one unknown: count the claims

@@ -93,3 +93,16 @@ def test_run_quick_and_main_write_both_results(tmp_path, monkeypatch, capsys):
     pd.testing.assert_frame_equal(written, table.round(6), check_dtype=False)
     assert json.loads((tmp_path / SS.PAIRS_FILE).read_text()) == json.loads(json.dumps(pairs))
     assert "wrote" in capsys.readouterr().out
+
+
+def test_pair_table_in_blocks_gives_every_pair_its_cosine(monkeypatch):
+    """The cosines are computed a block of pairs at a time (memory); a block boundary changes no value."""
+    _, corpora = SS.corpus_table(_judge(), grid=[{"shape": "uniform", "k": 4, "seed": 2}], n=30, thresholds=())
+    texts = list(dict.fromkeys(corpora[0][1].texts))
+    U = np.random.default_rng(0).standard_normal((len(texts), 16))
+    whole = SS.pair_table(texts, U)
+    monkeypatch.setattr(SS, "_PAIR_BLOCK", 7)                      # many blocks, the last one short
+    i, j, shared, cos = SS.pair_table(texts, U)
+    V = U / np.linalg.norm(U, axis=1, keepdims=True)
+    assert np.array_equal(cos, whole[3]) and np.array_equal(i, whole[0]) and np.array_equal(shared, whole[2])
+    assert np.allclose(cos, (V @ V.T)[i, j]) and cos.size == len(texts) * (len(texts) - 1) // 2
