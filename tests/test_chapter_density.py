@@ -20,7 +20,8 @@ MAX_LINES = 25
 MEDIAN_LINES = 8
 
 #: chapters restyled as a course text (the rest are listed as they are done)
-DONE: list[str] = ["01_equivalence_relation", "02_judge_random_graph"]
+DONE: list[str] = ["01_equivalence_relation", "02_judge_random_graph",
+                   "03_spectral_entropy"]
 
 
 def _script():
