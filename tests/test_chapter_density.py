@@ -22,7 +22,7 @@ MEDIAN_LINES = 8
 #: chapters restyled as a course text (the rest are listed as they are done)
 DONE: list[str] = ["01_equivalence_relation", "02_judge_random_graph",
                    "03_spectral_entropy", "04_choosing_k",
-                   "05_consistency", "06_judge_budget"]
+                   "05_consistency", "06_judge_budget", "07_llm_judge"]
 
 
 def _script():
