@@ -10,6 +10,7 @@ checks that guard the book's numbers stay in the notebooks, in cells tagged
 from __future__ import annotations
 
 import importlib.util
+import re
 import textwrap
 from pathlib import Path
 
@@ -96,3 +97,15 @@ def test_a_restyled_chapter_stays_light(stem):
     assert d["max"] <= MAX_LINES, f"{stem}: a visible code cell of {d['max']} lines"
     assert d["median"] <= MEDIAN_LINES, f"{stem}: median visible cell {d['median']} lines"
     assert d["printed"] == 0, f"{stem}: {d['printed']} tables printed as text"
+
+
+@pytest.mark.parametrize("stem", DONE)
+def test_every_table_of_a_restyled_chapter_is_referred_to(stem):
+    from tests.test_book_structure import table_names
+
+    text = (ROOT / "notebooks" / f"{stem}.md").read_text(encoding="utf-8")
+    refs = re.findall(r"\{numref\}`(?:[^`<]*<)?([^`<>]+)>?`", text)
+    tables = table_names(text)
+    assert tables, f"{stem}: no result table"
+    unread = [t.pattern for t in tables if not any(t.fullmatch(r) for r in refs)]
+    assert not unread, f"{stem}: tables never referred to with {{numref}}: {unread}"
