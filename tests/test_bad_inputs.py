@@ -32,6 +32,7 @@ from semvar import (
     select_k,
     similarity,
     spectral,
+    tables,
 )
 from semvar.data import responses
 from semvar.llm import parse_verdict, render_prompt
@@ -128,6 +129,8 @@ CASES = [
     ("llm.render_prompt", render_prompt, ("liu2025", "a", "b"), {}),
     ("data.validate_responses", responses.validate_responses, (TABLE,), {}),
     ("data.response_matrix", responses.response_matrix, (TABLE,), {"n_items": 3}),
+    ("tables.show_table", tables.show_table, (TABLE,),
+     {"caption": "c", "name": "t", "digits": 2, "index": False, "display": False}),
 ]
 
 junk = st.one_of(
