@@ -45,8 +45,9 @@ def _is_real(value: object) -> bool:
     return isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(value, bool)
 
 
-def _cell(value: object, digits: int) -> str:
-    """One cell as text: reals with ``digits`` decimals, integers as they are."""
+def _cell(value: object, digits: int | None) -> str:
+    """One cell as text: reals with ``digits`` decimals (None: up to 6 significant
+    digits, for labels), integers as they are."""
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA:
         return _MISSING
     if isinstance(value, (bool, np.bool_)):
@@ -54,7 +55,9 @@ def _cell(value: object, digits: int) -> str:
     if isinstance(value, (numbers.Integral, np.integer)):
         return str(int(value))
     if _is_real(value):
-        return _MISSING if math.isnan(float(value)) else f"{float(value):.{digits}f}"
+        if math.isnan(float(value)):
+            return _MISSING
+        return f"{float(value):g}" if digits is None else f"{float(value):.{digits}f}"
     return str(value)
 
 
@@ -83,10 +86,12 @@ class Table:
     name : str
         The label that ``{numref}`` refers to.
     digits : dict
-        Decimals shown per column of reals.
+        Decimals shown per column of reals (None: a label, shown with up to six
+        significant digits).
     """
 
-    def __init__(self, frame: pd.DataFrame, caption: str, name: str, digits: Mapping[str, int]):
+    def __init__(self, frame: pd.DataFrame, caption: str, name: str,
+                 digits: Mapping[str, int | None]):
         self.frame = frame
         self.caption = caption
         self.name = name
@@ -133,13 +138,16 @@ class Table:
         return self.to_text()
 
 
-def _check_frame(frame: object, index: bool) -> pd.DataFrame:
+def _check_frame(frame: object, index: bool) -> tuple[pd.DataFrame, list[str]]:
+    """The frame to show (index made columns when ``index``) and the index's column names."""
     if isinstance(frame, pd.Series):
         frame = frame.to_frame()
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"frame must be a pandas DataFrame or Series, got {show(frame)}")
+    labels = []
     if index:
         names = [n if n is not None else "" for n in frame.index.names]
+        labels = [_column_name(n) for n in names]
         frame = frame.copy()
         frame.index = frame.index.set_names(names)
         frame = frame.reset_index()
@@ -149,19 +157,20 @@ def _check_frame(frame: object, index: bool) -> pd.DataFrame:
         raise ValueError(f"frame must have distinct column names, got {list(frame.columns)}")
     if frame.shape[1] == 0:
         raise ValueError("frame must have at least one column")
-    return frame
+    return frame, labels
 
 
-def _check_digits(digits: object, columns: list[str]) -> dict[str, int]:
+def _check_digits(digits: object, columns: list[str], labels: list[str]) -> dict[str, int | None]:
+    """Decimals per column; index columns (``labels``) not named in ``digits`` get None."""
     if isinstance(digits, Mapping):
         unknown = sorted(set(map(str, digits)) - set(columns) - {"*"})
         if unknown:
             raise ValueError(f"digits names columns the frame does not have: {unknown}")
         default = check_int(digits.get("*", 3), "digits['*']", low=0, high=15)
-        return {c: check_int(digits.get(c, default), f"digits[{c!r}]", low=0, high=15)
-                for c in columns}
+        return {c: check_int(digits[c], f"digits[{c!r}]", low=0, high=15) if c in digits
+                else None if c in labels else default for c in columns}
     d = check_int(digits, "digits", low=0, high=15)
-    return dict.fromkeys(columns, d)
+    return {c: None if c in labels else d for c in columns}
 
 
 def show_table(frame: pd.DataFrame | pd.Series, *, caption: str, name: str,
@@ -185,7 +194,8 @@ def show_table(frame: pd.DataFrame | pd.Series, *, caption: str, name: str,
     digits : int or mapping, default=3
         Decimals shown for real numbers: one number for every column, or a mapping
         from column name to decimals (the key ``"*"`` sets the rest). Integers are
-        shown as they are, missing values as a dash.
+        shown as they are, missing values as a dash, and reals of the index (labels
+        such as 0.05) with up to six significant digits unless the mapping names them.
     index : bool, default=False
         Show the frame's index as the first column(s).
     display : bool, default=True
@@ -228,8 +238,8 @@ def show_table(frame: pd.DataFrame | pd.Series, *, caption: str, name: str,
     if not _NAME.fullmatch(name):
         raise ValueError(f"name must be a letter followed by letters, digits, '_' or '-', "
                          f"got {show(name)}")
-    frame = _check_frame(frame, index)
-    table = Table(frame, caption, name, _check_digits(digits, list(frame.columns)))
+    frame, labels = _check_frame(frame, index)
+    table = Table(frame, caption, name, _check_digits(digits, list(frame.columns), labels))
     if not display:
         return table
     from IPython.display import display as ipython_display

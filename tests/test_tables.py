@@ -42,6 +42,13 @@ def test_index_becomes_a_column():
     assert "arm" not in _table(frame, digits=0).to_myst()
 
 
+def test_index_reals_are_labels():
+    frame = pd.DataFrame({"v": [0.5, 0.25]}, index=pd.Index([0.05, 60.0], name="level"))
+    myst = _table(frame, index=True, digits=2).to_myst()
+    assert "| 0.05 | 0.50 |" in myst and "| 60 | 0.25 |" in myst
+    assert "| 0.050 | 0.500 |" in _table(frame, index=True, digits={"level": 3, "*": 3}).to_myst()
+
+
 def test_missing_values_pipes_and_multiindex_columns():
     cols = pd.MultiIndex.from_tuples([("AUROC", "mean"), ("AUROC", "sd")])
     frame = pd.DataFrame([[np.nan, 0.2], [0.3, None]], columns=cols)
