@@ -93,6 +93,17 @@ def table_names(text: str) -> list[re.Pattern]:
             for f, name in TABLE_NAME.findall(text)]
 
 
+def _table_names(text: str) -> set[str]:
+    """Names of the numbered result tables of a page: the ``name="..."`` of a ``show_table``
+    call, and any ``"tbl-..."`` string of a code cell that calls ``show_table``."""
+    names = set()
+    for cell in re.findall(r"^```\{code-cell\}.*?^```$", text, re.M | re.S):
+        if "show_table(" in cell:
+            names.update(re.findall(r'\bname="([A-Za-z][A-Za-z0-9_-]*)"', cell))
+            names.update(re.findall(r'"(tbl-[A-Za-z0-9_-]+)"', cell))
+    return names
+
+
 def test_every_ref_target_exists():
     targets: set[str] = set()
     tables: list[re.Pattern] = []
@@ -100,7 +111,7 @@ def test_every_ref_target_exists():
         text = p.read_text(encoding="utf-8")
         for a, b in TARGET.findall(text):
             targets.add(a or b)
-        targets |= _figure_names(text)
+        targets |= _figure_names(text) | _table_names(text)
         tables += table_names(text)
     missing = []
     for p in PAGES:

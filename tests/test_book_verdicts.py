@@ -392,6 +392,25 @@ def test_a_changed_ledger_changes_the_pages(tmp_path):
     assert 'href="scorecard.html#claim-liu2025-figure1"' in pages["partly"]
 
 
+def test_a_captioned_ledger_table_is_numbered_and_referable(tmp_path):
+    pytest.importorskip("myst_parser")
+    row = dict(RECORDS["liu2025.figure1"], notebook="ch")
+    src = _mini_book(tmp_path, [row], "Figure 1 is {verdict}`liu2025.figure1`; all claims: "
+                                      "{numref}`tbl-claims`.")
+    (src / "conf.py").write_text((src / "conf.py").read_text(encoding="utf-8") + "numfig = True\n",
+                                 encoding="utf-8")
+    (src / "notebooks" / "scorecard.md").write_text(
+        "# Scorecard\n\n```{ledger-table}\n:kind: claim\n:caption: The claims.\n"
+        ":name: tbl-claims\n```\n", encoding="utf-8")
+    warnings = _build(src, tmp_path / "out")
+    assert "WARNING" not in warnings, warnings
+    table = (tmp_path / "out" / "notebooks" / "scorecard.html").read_text(encoding="utf-8")
+    chapter = (tmp_path / "out" / "notebooks" / "ch.html").read_text(encoding="utf-8")
+    assert 'id="tbl-claims"' in table and "The claims." in table
+    assert 'href="ch.html#decides-liu2025-figure1"' in table          # the rows are filled in
+    assert 'scorecard.html#tbl-claims' in chapter and "Table 1" in chapter
+
+
 def test_an_unknown_record_or_field_fails_the_build(tmp_path):
     pytest.importorskip("myst_parser")
     row = dict(RECORDS["liu2025.figure1"], notebook="ch")

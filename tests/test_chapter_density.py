@@ -36,6 +36,11 @@ def _script():
 
 density = _script().density
 
+#: chapters 8 to 14, restyled
+DONE += ["08_self_similarity", "09_real_answers", "10_one_model_samples",
+         "11_exchangeable_concentration", "12_mmlu_uncertainty", "13_set_size",
+         "14_released_logits"]
+
 HEADER = """---
 jupytext:
   text_representation:

@@ -28,7 +28,8 @@ Directives:
 
 ``{ledger-table}`` (option ``:kind: claim`` or ``finding``)
     one row per record: claim, source work, verdict, one-line reason, and the
-    chapter section that decides it.
+    chapter section that decides it.  With ``:caption:`` (and ``:name:``) the
+    table is numbered, and ``{numref}`` can refer to it.
 ``{ledger-edition}``
     the book's version (``CITATION.cff``), the commit it was built from and the
     build date.
@@ -363,15 +364,33 @@ def _resolve(app, doctree, fromdoc):
         if rid:
             ref["refuri"] = _uri(app, fromdoc, app.config.ledger_page, _claims().card_anchor(rid))
     for node in list(doctree.findall(ledger_table)):
-        node.replace_self(_table(app, fromdoc, node["kind"]))
+        table = _table(app, fromdoc, node["kind"])
+        if isinstance(node.parent, nodes.table):  # numbered: the directive made the table
+            node.replace_self(table.children)
+        else:
+            node.replace_self(table)
 
 
 class LedgerTable(SphinxDirective):
-    option_spec = {"kind": lambda a: directives.choice(a, ("claim", "finding"))}
+    """The ledger's records as a table; with ``:caption:`` (and ``:name:``) a numbered one."""
+
+    option_spec = {"kind": lambda a: directives.choice(a, ("claim", "finding")),
+                   "caption": directives.unchanged, "name": directives.unchanged}
 
     def run(self):
         self.env.note_dependency(str(ledger_path(self.env)))
-        return [ledger_table(kind=self.options.get("kind", "claim"))]
+        placeholder = ledger_table(kind=self.options.get("kind", "claim"))
+        caption = self.options.get("caption")
+        if not caption:
+            return [placeholder]
+        # the table exists when the document is read, so Sphinx numbers it and {numref} finds
+        # it; its rows are filled in when the links can be resolved (_resolve)
+        table = nodes.table(classes=["sv-ledger-table"])
+        title_nodes, messages = self.state.inline_text(caption, self.lineno)
+        table += nodes.title(caption, "", *title_nodes)
+        self.add_name(table)
+        table += placeholder
+        return [table, *messages]
 
 
 # ----------------------------------------------------------------------------- edition and citation
