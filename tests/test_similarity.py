@@ -355,12 +355,12 @@ def test_stored_study_matches_the_generator():
 
     from semvar.data import result_path
     from semvar.entropy import empirical_entropy
-    from semvar.experiments.selfsim import CORPORA_FILE, _corpora
+    from semvar.experiments.selfsim import CORPORA_FILE, study_corpora
 
     table = pd.read_csv(result_path(CORPORA_FILE))
     grid = corpus_grid()
     assert len(table) == len(grid)
-    for (g, c), (_, row) in zip(_corpora(grid, 40, 2), table.iterrows()):
+    for (g, c), (_, row) in zip(study_corpora(grid, 40, 2), table.iterrows()):
         assert (row["shape"], row["k"], row["seed"]) == (g["shape"], g["k"], g["seed"])
         assert row["distinct"] == len(set(c.texts))
         assert row["entropy"] == pytest.approx(empirical_entropy(c.labels), abs=1e-6)

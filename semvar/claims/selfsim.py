@@ -47,10 +47,10 @@ def _grid(quick: bool):
 def _repeats_only(quick: bool, entropy, draws: int = 20) -> list[float]:
     """Wrong-order shares of a score that sees only exact repeats of a text: self-similarity of one random unit
     vector per distinct text (``draws`` seeds), on the corpora of :func:`_grid`, in the order of ``entropy``."""
-    from ..experiments.selfsim import _corpora
+    from ..experiments.selfsim import study_corpora
     from ..similarity import self_similarity
 
-    corpora = [c for _, c in _corpora(_grid(quick), 40, 2)]
+    corpora = [c for _, c in study_corpora(_grid(quick), 40, 2)]
     distinct = list(dict.fromkeys(t for c in corpora for t in c.texts))
     row = {t: i for i, t in enumerate(distinct)}
     rows = [[row[t] for t in c.texts] for c in corpora]

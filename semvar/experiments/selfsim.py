@@ -28,7 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_int, check_option
-from ..corpus import make_corpus, parse_meaning
+from ..corpus import Corpus, make_corpus, parse_meaning
 from ..data import result_path
 from ..entropy import empirical_entropy
 from ..evaluation import mann_whitney_auc
@@ -117,7 +117,23 @@ def collision_probability(labels: ArrayLike) -> float:
     return float((counts * (counts - 1)).sum() / (n * (n - 1)))
 
 
-def _corpora(grid, n: int, m: int):
+def study_corpora(grid: list[dict], n: int, m: int) -> Iterator[tuple[dict, Corpus]]:
+    """The study's corpora, one per cell of ``grid``, each seeded from its cell.
+
+    Parameters
+    ----------
+    grid : list of dict
+        Cells with keys ``"k"``, ``"shape"`` and ``"seed"``.
+    n : int
+        Texts per corpus.
+    m : int
+        Phrasings per meaning (passed to :func:`semvar.corpus.make_corpus`).
+
+    Yields
+    ------
+    (dict, Corpus)
+        The cell and its corpus.
+    """
     for g in grid:
         base = 1000 * g["k"] + 100 * SHAPES.index(g["shape"]) if g["shape"] in SHAPES else 1000
         corpus = make_corpus(n, proportions_for("uniform" if g["shape"] == "single" else g["shape"], g["k"]),
@@ -155,7 +171,7 @@ def corpus_table(judge: Any, *, grid: list[dict] | None = None, n: int = 40, m: 
 
     grid = corpus_grid() if grid is None else grid
     n = check_int(n, "n", low=2)
-    corpora = list(_corpora(grid, n, m))
+    corpora = list(study_corpora(grid, n, m))
     distinct = list(dict.fromkeys(t for _, c in corpora for t in c.texts))
     judge.embeddings(distinct)  # each distinct text embedded once, up front
     rows = []
