@@ -36,6 +36,7 @@ import warnings
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -59,6 +60,7 @@ from .client import (
     _ChatClient,
     _check_base_url,
     _check_key,
+    _http_module,
     _is_loopback,
     _proxy_for,
     _Secret,
@@ -301,6 +303,15 @@ class LLMJudge:
         Show a tqdm bar with counts of done / cached / retried / unjudged.
     random_state : None or int, default=None
         Seeds the jitter.
+    http_client : httpx2.Client, optional
+        Your own HTTP client (``httpx2.Client``, or ``httpx.Client`` where
+        that is installed), for a proxy, TLS settings (a company CA, a
+        client certificate) or an auth scheme of your own.  It is used as it
+        is and never closed by the judge; the deadline, the size cap and the
+        retries apply to its requests as to the judge's own.  Without it the
+        judge makes its own client (keep-alive, no redirects, the system's
+        certificates, the proxy of ``HTTPS_PROXY`` / ``HTTP_PROXY`` /
+        ``NO_PROXY``, never for a loopback host).
 
     Attributes
     ----------
@@ -381,6 +392,7 @@ class LLMJudge:
         lock_timeout: float = 30.0,
         progress: bool = True,
         random_state: int | None = None,
+        http_client: Any = None,
     ):
         if api_key_env is not None and (
             not isinstance(api_key_env, str) or not api_key_env or "=" in api_key_env
@@ -394,7 +406,10 @@ class LLMJudge:
         endpoint = _check_base_url(
             base_url, "api_key or OPENAI_API_KEY" if api_key_env is None else f"api_key or {api_key_env}"
         )
-        proxy = _proxy_for(endpoint[1], endpoint[2])
+        if http_client is not None:
+            _http_module(http_client)  # checked before anything is opened
+        # a user's client brings its own proxy settings (httpx reads the same environment variables)
+        proxy = _proxy_for(endpoint[1], endpoint[2]) if http_client is None else None
         self.base_url = endpoint[0]
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must be a non-empty string, got {model!r}")
@@ -451,7 +466,8 @@ class LLMJudge:
                 self.cache.close()
                 raise
         self._client = _ChatClient(
-            endpoint, proxy, key, self.timeout, self.model, self.max_response_bytes, key_source=key_source
+            endpoint, proxy, key, self.timeout, self.model, self.max_response_bytes, key_source=key_source,
+            http_client=http_client,
         )
         self.stats = JudgeStats()
         self._stats_lock = threading.Lock()
