@@ -462,7 +462,8 @@ def _proxy_for(scheme: str, host: str):
         return None
     proxies = urllib.request.getproxies_environment()
     url = proxies.get(scheme)
-    if not url or urllib.request.proxy_bypass_environment(host, proxies):
+    # the ignore below: CPython has proxy_bypass_environment (what getproxies honours); typeshed omits it
+    if not url or urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]
         return None
     if "://" not in url:
         url = "http://" + url

@@ -749,7 +749,7 @@ class LLMJudge:
 
     def _claim(self, key: str, owner: str, seconds: float):
         """Claim ``key`` in the cache; a cache that fails here is reported once and then not used for claims."""
-        if self._claims_off:
+        if self._claims_off or self.cache is None:
             return "unclaimed", None
         try:
             return self.cache.claim(key, owner, seconds)
@@ -783,7 +783,8 @@ class LLMJudge:
                 self.stats.retries += 1
                 if state.attempt_number == 1:
                     self.stats.retried += 1
-            reason = state.outcome.exception().reason if state.outcome is not None else "?"
+            exc = state.outcome.exception() if state.outcome is not None else None
+            reason = getattr(exc, "reason", exc)
             logger.info("retry %d in %.2f s: %s", state.attempt_number, delay, reason)
             lease[0] = delay + self.timeout + 10.0  # the claim covers the wait and the next request
             if self.cache is not None and delay > 5.0:
