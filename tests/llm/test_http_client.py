@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 import httpx2
 import numpy as np
 import pytest
@@ -62,3 +64,42 @@ def test_a_closed_client_is_refused():
     client.close()
     with pytest.raises(ValueError, match="http_client is closed"):
         LLMJudge("http://127.0.0.1:9/v1", "m", api_key="", http_client=client)
+
+
+def test_a_key_echoed_in_a_header_stays_out_of_the_debug_log(caplog):
+    # httpcore logs the headers of each answer at DEBUG level: a server that echoes the key there must not put it
+    # in the log
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from ._helpers import KEY
+
+    class Echo(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers["Content-Length"]))
+            body = json.dumps({"choices": [{"message": {"content": "TRUE"}}]}).encode()
+            self.send_response(200)
+            self.send_header("X-Seen-Authorization", self.headers["Authorization"])
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Echo)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with caplog.at_level(logging.DEBUG):
+            judge = LLMJudge(f"http://127.0.0.1:{server.server_address[1]}/v1", "m", api_key=KEY, progress=False)
+            assert judge.pairs(["a", "b"], [[0, 1]]).tolist() == [True]
+    finally:
+        server.shutdown()
+        server.server_close()
+    logged = [r.getMessage() for r in caplog.records]
+    assert any("X-Seen-Authorization" in m for m in logged)  # the header was logged, with the key blanked out
+    assert not any(KEY[:10] in m or KEY[-10:] in m for m in logged)
