@@ -17,10 +17,13 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Iterable
+from typing import Any, TypeVar
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
+
+_T = TypeVar("_T")
 
 #: what ``random_state`` accepts everywhere: None, a seed, a SeedSequence or a Generator
 RandomStateLike = int | np.integer | np.random.SeedSequence | np.random.Generator | None
@@ -267,11 +270,12 @@ def check_adjacency(adjacency: ArrayLike, name: str = "adjacency", *, atol: floa
             )
         adjacency = np.ma.getdata(adjacency)
     if sp.issparse(adjacency):
-        if adjacency.dtype.kind == "c":
+        sparse: Any = adjacency  # scipy ships no type information, so issparse cannot narrow the type
+        if sparse.dtype.kind == "c":
             raise ValueError(f"{name} must be real; got complex weights")
-        if adjacency.dtype.kind not in "biuf":
-            raise ValueError(f"{name} must hold numbers, got dtype {adjacency.dtype}")
-        mat = sp.csr_array(adjacency, dtype=float)
+        if sparse.dtype.kind not in "biuf":
+            raise ValueError(f"{name} must hold numbers, got dtype {sparse.dtype}")
+        mat = sp.csr_array(sparse, dtype=float)
         if mat.ndim != 2 or mat.shape[0] != mat.shape[1]:
             raise ValueError(f"{name} must be a square matrix, got shape {mat.shape}")
         data = mat.data
@@ -331,7 +335,8 @@ def check_observed(observed: ArrayLike | None, adjacency: np.ndarray | sp.sparra
     cover every edge (an edge on an unobserved pair is a contradiction).  Any
     positive entry counts as observed.  Sparse input stays sparse.
     """
-    O = check_adjacency(observed, "observed")
+    # the ignore: callers test for None before this call; a None that gets here is refused by name
+    O: Any = check_adjacency(observed, "observed")  # type: ignore[arg-type]
     if O.shape != adjacency.shape:
         raise ValueError(f"observed must have the shape of adjacency {adjacency.shape}, got {O.shape}")
     if sp.issparse(O):
@@ -436,7 +441,7 @@ def split_verdicts(verdicts: ArrayLike, m: int) -> tuple[np.ndarray, np.ndarray]
     return v, judged
 
 
-def float_dtype(x: np.ndarray) -> np.dtype:
+def float_dtype(x: object) -> type:
     """``numpy.float32`` for a float32 array, else ``float``: float32 input keeps its precision.
 
     Used where the arithmetic of a reference implementation on float32 data is float32.
@@ -488,7 +493,7 @@ def _masked_count(x: object) -> int:
     return int(np.ma.getmaskarray(x).sum()) if np.ma.isMaskedArray(x) else 0
 
 
-def check_unmasked(x: object, name: str) -> object:
+def check_unmasked(x: _T, name: str) -> _T | np.ndarray:
     """Refuse a numpy masked array with a masked entry; return its data when nothing is masked.
 
     ``np.asarray`` drops a mask without a word, so a function that does not
@@ -567,7 +572,7 @@ def drop_masked(arrays: list, names: list[str]) -> list:
             keep &= ~rows
     if not keep.any():
         raise ValueError(f"{' and '.join(names)}: every row is masked in one of them, so nothing is left to compute with")
-    out = []
+    out: list = []
     for a in arrays:
         if isinstance(a, np.ndarray):
             out.append(np.ma.getdata(a)[keep])
@@ -684,8 +689,8 @@ def _object_codes(items: list, name: str) -> tuple[np.ndarray, list]:
     if set(first) <= {"number", "bool"}:
         arr = np.asarray(items)
         if arr.dtype.kind in "biufc":  # plain numbers: numpy's order and codes, quickly
-            uniques, codes = np.unique(arr, return_inverse=True)
-            return codes.reshape(-1).astype(np.int64), uniques.tolist()
+            values, codes = np.unique(arr, return_inverse=True)
+            return codes.reshape(-1).astype(np.int64), values.tolist()
     index: dict = {}
     try:
         raw = [index.setdefault(x, len(index)) for x in items]

@@ -240,7 +240,9 @@ def theorem33(n: int, K: int, n_min: int, n_max: int, alpha_n: float, c2: float)
     >>> round(b.value, 6), b.probability, b.holds
     (0.004329, 0.996667, False)
     """
-    n, K, n_min, n_max = _sizes(n, K, n_min, n_max)
+    n, K, n_min, checked_max = _sizes(n, K, n_min, n_max)
+    assert checked_max is not None  # n_max is required here; _sizes returns it checked
+    n_max = checked_max
     alpha_n = check_real(alpha_n, "alpha_n", low=0.0, high=1.0, low_open=True)
     c2 = _c2(c2, n, K, n_min)
     value = h(2 * K / c2) * n_max / (4 * c2**2 * n_min**2 * alpha_n * K**2)
@@ -296,7 +298,9 @@ def theorem33_corrected(
     >>> b.holds
     True
     """
-    n, K, n_min, n_max = _sizes(n, K, n_min, n_max)
+    n, K, n_min, checked_max = _sizes(n, K, n_min, n_max)
+    assert checked_max is not None  # n_max is required here; _sizes returns it checked
+    n_max = checked_max
     alpha_n = check_real(alpha_n, "alpha_n", low=0.0, high=1.0, low_open=True)
     lam = check_real(lam, "lam", low=0.0, high=1.0, low_open=True)
     c = check_real(c, "c", low=0.0, low_open=True)

@@ -705,7 +705,7 @@ _OUT_RULE = (
 _SIDE_FILES = ("", "-wal", "-shm", "-journal")
 
 
-def _check_out(path: str, others: dict, *, flag: str = "--out", cache: str | None = None) -> str:
+def _check_out(path: str, others: dict[str, str], *, flag: str = "--out", cache: str | None = None) -> str:
     """Refuse an ``--out`` path that must not or cannot be written, before any work; return the file to write.
 
     See :data:`_OUT_RULE`.  ``others`` maps a description to an input path
@@ -718,7 +718,7 @@ def _check_out(path: str, others: dict, *, flag: str = "--out", cache: str | Non
     target = os.path.realpath(path)  # a symbolic link is written through: the file it points to is replaced
     shown = path if target == os.path.abspath(path) else f"{path} (a link to {target})"
     _check_out_target(target, path, shown, flag)
-    guarded = [(what, other, ("",)) for what, other in others.items()]
+    guarded: list[tuple[str, str, tuple[str, ...]]] = [(what, other, ("",)) for what, other in others.items()]
     if cache is not None:
         guarded.append(("cache", cache, _SIDE_FILES))
     for what, other, suffixes in guarded:

@@ -24,7 +24,7 @@ them; :func:`bootstrap_ci`, whose statistic is arbitrary, refuses masked arrays.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sized
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -437,7 +437,7 @@ def bootstrap_ci(
     g = None
     if strata is not None:
         strata = check_unmasked(strata, "strata")
-        shape = np.shape(strata) if isinstance(strata, np.ndarray) or not hasattr(strata, "__len__") else (len(strata),)
+        shape = np.shape(strata) if isinstance(strata, np.ndarray) or not isinstance(strata, Sized) else (len(strata),)
         if shape != (n,):
             raise ValueError(f"strata must have shape ({n},), got {shape}")
         g, _ = check_label_codes(strata, "strata", n=n)

@@ -246,7 +246,7 @@ class HardTextJudge(_LabelledJudge):
         self.hard_fraction = check_probability(hard_fraction, "hard_fraction")
         self.p_hard = self.q if p_hard is None else check_probability(p_hard, "p_hard")
         self._rng = check_random_state(random_state)
-        self.hard = self._rng.random(self.labels.shape[0]) < self.hard_fraction
+        self.hard = np.asarray(self._rng.random(self.labels.shape[0]) < self.hard_fraction)
 
     @staticmethod
     def p_for(p_overall: float, q: float, hard_fraction: float, p_hard: float | None = None) -> float:

@@ -21,6 +21,7 @@ from matplotlib.animation import FuncAnimation
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.rcsetup import cycler
 from matplotlib.text import Text
 from numpy.typing import ArrayLike
 
@@ -64,7 +65,7 @@ def use_style() -> None:
             "grid.alpha": 0.3,
             "axes.spines.top": False,
             "axes.spines.right": False,
-            "axes.prop_cycle": mpl.cycler(color=PALETTE),
+            "axes.prop_cycle": cycler(color=PALETTE),
             "font.size": 10,
             "legend.frameon": False,
         }
@@ -604,7 +605,7 @@ def _draw_figures(draw: Callable, values: tuple) -> list[Figure]:
 
 def _smallest_font_pt(fig: Figure) -> float | None:
     """The smallest font size, in points, of the visible texts of a figure that has been drawn."""
-    sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+    sizes = [float(t.get_fontsize()) for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
     return min(sizes, default=None)
 
 
@@ -671,7 +672,7 @@ def _pad(frames: list[np.ndarray]) -> list[np.ndarray]:
 def _animation_html(frames: list[np.ndarray], dpi: float, interval_ms: float) -> str:
     """matplotlib's JavaScript player of ``frames``, each shown pixel for pixel."""
     h, w = frames[0].shape[:2]
-    plain = {"figure.autolayout": False, "savefig.dpi": "figure", "savefig.bbox": "standard",
+    plain: dict[str, Any] = {"figure.autolayout": False, "savefig.dpi": "figure", "savefig.bbox": "standard",
              "savefig.transparent": False}
     with mpl.rc_context(plain):  # the frames fill the carrier figure pixel for pixel
         carrier = Figure(figsize=(w / dpi, h / dpi), dpi=dpi)
@@ -694,7 +695,7 @@ def _self_contained(html: str, label: str, values: tuple, frames: list[np.ndarra
     digest.update(repr((label, values)).encode())
     for f in frames:
         digest.update(np.ascontiguousarray(f).tobytes())
-    html = html.replace(_PLAYER_ID.search(html).group(1), digest.hexdigest())
+    html = html.replace(_player_id(html), digest.hexdigest())
     html = _REMOTE_CSS.sub("", html)
     html = _ICON.sub(lambda m: _BUTTON_GLYPHS[m.group(1)], html)
     if colors is not None:
@@ -707,9 +708,17 @@ def _script_literal(obj) -> str:
     return json.dumps(obj).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def _player_id(html: str) -> str:
+    """The id matplotlib gave its JavaScript player in ``html``."""
+    found = _PLAYER_ID.search(html)
+    if found is None:
+        raise ValueError("matplotlib's animation HTML has no player id (has its format changed?)")
+    return found.group(1)
+
+
 def _accessible(html: str, label: str, values: tuple) -> str:
     """The player's slider with a visible label, a live value readout and ARIA attributes."""
-    pid = _PLAYER_ID.search(html).group(1)
+    pid = _player_id(html)
     shown = [_format_value(v) for v in values]
     name = escape(label)
     slider = _SLIDER.format(pid=pid)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -37,6 +38,9 @@ from ._validation import (
     split_verdicts,
 )
 from .spectral import canonical_labels
+
+if TYPE_CHECKING:
+    from .judges import Judge
 
 __all__ = [
     "check_relation",
@@ -60,7 +64,8 @@ def check_relation(relation: ArrayLike, name: str = "relation") -> np.ndarray:
     Accepts a dense or scipy sparse matrix of booleans or 0/1 numbers.
     """
     if sp.issparse(relation):
-        relation = relation.toarray()
+        sparse: Any = relation  # scipy ships no type information, so issparse cannot narrow the type
+        relation = sparse.toarray()
     try:
         R = np.asarray(relation)
     except Exception:  # pragma: no cover - numpy accepts almost anything
@@ -236,7 +241,7 @@ def count_violations(relation: ArrayLike) -> Violations:
     return Violations(refl, sym, trans, paths, n)
 
 
-def judge_relation(judge: object, texts: Sequence[str], *, ordered: bool = True) -> np.ndarray:
+def judge_relation(judge: Judge, texts: Sequence[str], *, ordered: bool = True) -> np.ndarray:
     """Ask ``judge`` about every pair of texts and return the judged relation as a boolean matrix.
 
     Parameters
@@ -264,6 +269,7 @@ def judge_relation(judge: object, texts: Sequence[str], *, ordered: bool = True)
     ordered = check_bool(ordered, "ordered")
     texts = check_texts(texts)
     n = len(texts)
+    P: np.ndarray
     if ordered:
         i, j = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
         P = np.column_stack([i.ravel(), j.ravel()]).astype(np.int64)

@@ -30,7 +30,7 @@ import itertools
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -160,7 +160,7 @@ def ye_protocol(
             "lac_cov": 100 * cf.coverage(lac, y[test]), "aps_cov": 100 * cf.coverage(aps, y[test]),
         }
     keys = ["acc", "lac_ss", "aps_ss", "lac_cov", "aps_cov"]
-    out = {k: float(np.mean([v[k] for v in per.values()])) for k in keys}
+    out: dict[str, Any] = {k: float(np.mean([v[k] for v in per.values()])) for k in keys}
     out["ss"] = (out["lac_ss"] + out["aps_ss"]) / 2
     out["cov"] = (out["lac_cov"] + out["aps_cov"]) / 2
     out["per_prompt"] = per

@@ -38,7 +38,7 @@ def _k(n: int, alpha: float) -> int:
     return int(np.ceil((n + 1) * (1 - alpha)))
 
 
-def _decimal_alpha(alpha: object) -> Fraction:
+def _decimal_alpha(alpha: float) -> Fraction:
     """``alpha`` as the number its caller wrote, exactly (``alpha`` already checked to be a real in (0, 1)).
 
     A binary float stands for the shortest decimal that rounds to it in its
@@ -54,13 +54,13 @@ def _decimal_alpha(alpha: object) -> Fraction:
     return Fraction(repr(float(alpha)))
 
 
-def _textbook_k(n: int, alpha: object) -> int:
+def _textbook_k(n: int, alpha: float) -> int:
     """``ceil((n + 1)(1 - alpha))`` in exact arithmetic, with ``alpha`` read as written (:func:`_decimal_alpha`)."""
     keep = 1 - _decimal_alpha(alpha)
     return -(-(n + 1) * keep.numerator // keep.denominator)
 
 
-def _rank_k(n: int, alpha: object, quantile: str) -> int:
+def _rank_k(n: int, alpha: float, quantile: str) -> int:
     """The ``k`` of a rule: exact for ``"textbook"``, the released code's float expression for ``"paper"``."""
     return _textbook_k(n, alpha) if quantile == "textbook" else _k(n, float(alpha))
 
@@ -162,7 +162,7 @@ def quantile_rank(n: int, alpha: float, *, quantile: str = "paper") -> int:
     return int(np.quantile(scores, level, method="higher")) + 1
 
 
-def _check_size(n: int, alpha: object, k: int, quantile: str = "paper") -> None:
+def _check_size(n: int, alpha: float, k: int, quantile: str = "paper") -> None:
     if k > n:
         raise ValueError(
             f"the calibration set (n={n}) is too small for alpha={float(alpha)}: ceil((n+1)(1-alpha)) = {k} > n, so "

@@ -3,7 +3,7 @@
 Every file that lives in a public GitHub repository is named by
 ``(repo, commit, path)`` and fetched from
 ``https://raw.githubusercontent.com/<owner>/<repo>/<commit>/<path>`` with
-:mod:`pooch`: the bytes go to a temporary file beside the target, their sha256
+:mod:`pooch` (its :class:`pooch.HTTPDownloader`): the bytes go to a temporary file beside the target, their sha256
 is compared with the pinned value, and only a file that matches is moved into
 place, so an interrupted or corrupted download never leaves a file behind.
 Files are cached under ``<cache>/github/<owner>/<repo>/<commit>/<path>``,
@@ -35,6 +35,7 @@ import logging
 import os
 import re
 from pathlib import Path
+from typing import Any
 
 from .._redact import redact
 from ._paths import DataNotFoundError, _check_data_dir, _not_found, _verify_checksum, find_data_dir
@@ -258,21 +259,44 @@ def _too_long(limit: int, size: int | None) -> _Refused:
     )
 
 
+class _CappedFile:
+    """The file a download writes: refuses (``_Refused``) to take more than ``limit`` bytes, or anything once cancelled."""
+
+    def __init__(self, fh, limit: int, size: int | None, cancel) -> None:
+        self.fh = fh
+        self.limit = limit
+        self.size = size
+        self.cancel = cancel
+        self.written = 0
+
+    def write(self, chunk: bytes) -> int:
+        if self.cancel.is_set():
+            raise _Refused("cancelled at the deadline")
+        self.written += len(chunk)
+        if self.written > self.limit:
+            raise _too_long(self.limit, self.size)
+        return self.fh.write(chunk)
+
+    def flush(self) -> None:
+        self.fh.flush()
+
+
 class _Download:
-    """A pooch downloader with a *total* deadline: the whole download, not each read, must end in time.
+    """pooch's downloader (:class:`pooch.HTTPDownloader`) with a *total* deadline and a cap on what it writes.
 
     A per-read timeout does not bound a download: a server that sends one byte
     every second keeps every read short and the download alive for days.  The
-    request runs in a worker thread; at the deadline the socket is shut down
+    download runs in a worker thread; at the deadline the socket is shut down
     (which ends any read at once), the worker stops, and
     ``requests.exceptions.Timeout`` is raised, upon which pooch deletes its
     temporary file.  The worker writes through a file handle opened here, so it
     never creates a file after pooch has removed it.
 
     The answer is taken as sent: ``Accept-Encoding: identity`` is asked for,
-    another ``Content-Encoding`` is refused (never decoded), and the download
-    stops before it writes more than ``size`` bytes (``_MAX_BYTES`` when the
-    size is not pinned); a refusal raises ``_Refused``.
+    and a response hook refuses another ``Content-Encoding`` (before any byte
+    of the body is read, so nothing is decoded) and a ``Content-Length`` other
+    than the pinned size; the file refuses to take more than ``size`` bytes
+    (``_MAX_BYTES`` when the size is not pinned).  A refusal raises ``_Refused``.
     """
 
     def __init__(self, deadline: float, *, progress: bool, size: int | None = None):
@@ -280,42 +304,43 @@ class _Download:
         self.progress = progress
         self.size = size
 
-    def __call__(self, url, output_file, pooch_obj=None):
+    def __call__(self, url: str, output_file: str, pooch_obj: Any = None) -> None:
         import threading
 
         import requests
-        import urllib3
 
-        fh = open(output_file, "wb")  # noqa: SIM115 - closed by the worker
-        state: dict = {"resp": None, "error": None}
+        pooch = _pooch()
         cancel = threading.Event()
+        state: dict[str, Any] = {"resp": None, "error": None}
+        fh = open(output_file, "wb")  # noqa: SIM115 - closed by the worker
+        out = _CappedFile(fh, _MAX_BYTES if self.size is None else self.size, self.size, cancel)
+        bar: Any = False
+        if self.progress:
+            from tqdm.auto import tqdm
 
-        def work():
-            try:
-                with requests.get(url, stream=True, timeout=min(_TIMEOUT_S, self.deadline),
-                                  headers={"Accept-Encoding": "identity"}) as resp:
-                    state["resp"] = resp
+            bar = tqdm(total=0, unit="B", unit_scale=True, leave=False)
+
+        def check(resp: Any, *args: Any, **kwargs: Any) -> Any:
+            """Response hook: runs once the headers are in, before the body is read."""
+            state["resp"] = resp
+            if resp.ok:
+                try:
                     if cancel.is_set():
-                        return
-                    resp.raise_for_status()
-                    limit, announced = _check_answer(resp.headers, self.size)
-                    from tqdm.auto import tqdm
+                        raise _Refused("cancelled at the deadline")
+                    out.limit, _ = _check_answer(resp.headers, self.size)
+                except _Refused:
+                    resp.close()
+                    raise
+            return resp
 
-                    written = 0
-                    with tqdm(total=announced, unit="B", unit_scale=True, disable=not self.progress,
-                              leave=False) as bar:
-                        while not cancel.is_set():
-                            # what has arrived (not a full chunk), as sent: never decoded
-                            chunk = resp.raw.read1(_CHUNK, decode_content=False)
-                            if not chunk:
-                                break
-                            written += len(chunk)
-                            if written > limit:
-                                raise _too_long(limit, self.size)
-                            fh.write(chunk)
-                            bar.update(len(chunk))
-            except urllib3.exceptions.HTTPError as exc:  # read1 reports a broken body in urllib3's terms
-                state["error"] = requests.exceptions.ConnectionError(f"connection broken mid-download: {exc}")
+        download = pooch.HTTPDownloader(
+            progressbar=bar, chunk_size=_CHUNK, timeout=min(_TIMEOUT_S, self.deadline),
+            headers={"Accept-Encoding": "identity"}, hooks={"response": check},
+        )
+
+        def work() -> None:
+            try:
+                download(url, out, pooch_obj)
             except BaseException as exc:  # noqa: BLE001 - handed to the caller
                 state["error"] = exc
             finally:
@@ -329,10 +354,14 @@ class _Download:
             if state["resp"] is not None:
                 _shut_response(state["resp"])
             worker.join(1.0)
+            if bar is not False:
+                bar.close()
             raise requests.exceptions.Timeout(
                 f"the download did not finish within {self.deadline:g} s in all (a deadline for the whole file, "
                 "set by SEMVAR_FETCH_DEADLINE)"
             )
+        if bar is not False:
+            bar.close()
         if state["error"] is not None:
             raise state["error"]
 

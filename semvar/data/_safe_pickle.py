@@ -26,7 +26,7 @@ import numpy as np
 try:  # numpy >= 2
     from numpy._core.multiarray import _reconstruct
 except ImportError:  # pragma: no cover - numpy 1.x
-    from numpy.core.multiarray import _reconstruct
+    from numpy.core.multiarray import _reconstruct  # type: ignore[no-redef]  # numpy 1.x: the same function
 
 # module and name as a pickle writes them (numpy 1.x writes numpy.core, 2.x numpy._core)
 _ADMITTED = {

@@ -192,7 +192,7 @@ def _read_xlsx(path, source: str) -> list[list]:
         if "xl/sharedStrings.xml" in names:
             strings = [_string_item(si) for si in _xml(book, "xl/sharedStrings.xml", source).iter(_MAIN + "si")]
         sheet = _xml(book, _sheet_part(book, source), source)
-    rows = []
+    rows: list = []
     for row in sheet.iter(_MAIN + "row"):
         cells: dict[int, object] = {}
         col = -1

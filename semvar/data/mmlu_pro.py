@@ -275,7 +275,11 @@ def _parse(path: Path, model: str, source: str):
     universe = mmlu_pro_question_ids()
     n = len(records)
     qid = np.empty(n, dtype=np.int64)
-    answer, pred, category, src, text = [None] * n, [None] * n, [None] * n, [None] * n, [None] * n
+    answer: list[str | None] = [None] * n
+    pred: list[str | None] = [None] * n
+    category: list[str | None] = [None] * n
+    src: list[str | None] = [None] * n
+    text: list[str | None] = [None] * n
     letters, cats = set(MMLU_PRO_LETTERS), set(MMLU_PRO_CATEGORIES)
     empty = 0
     guessed = []
@@ -532,7 +536,8 @@ def load_mmlu_pro_outputs(models: str | Sequence[str] | None = None, *, text: bo
     import pyarrow as pa
     from tqdm.auto import tqdm
 
-    tables, reports, ids, fetched = [], {}, {}, []
+    tables, reports, ids = [], {}, {}
+    fetched: list = []
     bar = None
     for k, model in enumerate(models):
         if bar is None and progress and not _cache_file(model, MMLU_PRO_SHA256[model]).is_file():

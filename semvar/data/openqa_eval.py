@@ -231,7 +231,7 @@ def _yes_no(value: str, source: str, k: int, column: str, *, empty_ok: bool):
 
 
 def _human(rows, source: str):
-    cols = {c: [] for c in ("id", "question", "answer", "human", "annotator1", "annotator2", "annotator3")}
+    cols: dict[str, list] = {c: [] for c in ("id", "question", "answer", "human", "annotator1", "annotator2", "annotator3")}
     not_majority = 0
     for k, row in enumerate(rows):
         qid, question, answer, acc, *ann = _fields(row, 7, source, k)

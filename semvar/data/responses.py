@@ -269,7 +269,7 @@ def load_lm_eval_samples(paths: str | os.PathLike | Sequence[str | os.PathLike],
     """
     import json
 
-    if isinstance(paths, (str, Path)):
+    if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
     files: list[Path] = []
     for p in map(Path, paths):

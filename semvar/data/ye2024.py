@@ -256,7 +256,8 @@ def _write_npz_atomic(path: Path, arrays: dict[str, np.ndarray]) -> None:
     tmp = path.with_name(f".{path.name}.{os.getpid()}.part")
     try:
         with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
+            # the ignore: numpy's stub checks **kwds against the keyword allow_pickle (bool); these are array names
+            np.savez(fh, **arrays)  # type: ignore[arg-type]
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Sized
+
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_int, check_label_codes, check_random_state, check_real, check_unmasked
+from .._validation import (
+    RandomStateLike,
+    check_array,
+    check_int,
+    check_label_codes,
+    check_random_state,
+    check_real,
+    check_unmasked,
+)
 
 
 def _check_delta(delta: object) -> float:
@@ -47,7 +57,7 @@ def _check_binary(x: ArrayLike, name: str, *, min_rows: int = 0) -> np.ndarray:
     return arr
 
 
-def _check_groups(correct: ArrayLike, groups: ArrayLike, random_state: object):
+def _check_groups(correct: ArrayLike, groups: ArrayLike, random_state: RandomStateLike):
     """``(x, labels, inverse, rng)`` for a split-half correlation: 0/1 items, their groups (at least three).
 
     The items masked in ``correct`` or ``groups`` are left out by the caller; groups are labels of one kind
@@ -55,7 +65,7 @@ def _check_groups(correct: ArrayLike, groups: ArrayLike, random_state: object):
     """
     x = _check_binary(correct, "correct")
     g = check_unmasked(groups, "groups")
-    shape = np.shape(g) if isinstance(g, np.ndarray) or not hasattr(g, "__len__") else (len(g),)
+    shape = np.shape(g) if isinstance(g, np.ndarray) or not isinstance(g, Sized) else (len(g),)
     if shape != x.shape:
         raise ValueError(f"groups must have one label per item, got {shape} for {x.shape}")
     rng = check_random_state(random_state)

@@ -66,6 +66,7 @@ import json
 import os
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -388,7 +389,7 @@ def judge_results(frame: pd.DataFrame, cos: ArrayLike) -> dict:
         raise ValueError(f"frame must be a DataFrame with the columns {need}")
     cos = _cosines(cos, len(frame))
     h = frame["human_eval"].to_numpy(dtype=np.float64, na_value=np.nan)
-    human = {"pooled": _value_counts(h)}
+    human: dict[str, Any] = {"pooled": _value_counts(h)}
     for col in GROUPS:
         g = frame[col].astype(str).to_numpy()
         human[f"by_{col}"] = {name: _value_counts(h[g == name]) for name in pd.unique(g)}

@@ -55,6 +55,7 @@ import os
 import warnings
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -421,7 +422,7 @@ def rate_homogeneity(verdict: ArrayLike, same: ArrayLike, group: ArrayLike) -> d
     g = np.asarray(group)
     if not (v.shape == y.shape == g.shape):
         raise ValueError(f"verdict, same and group must have one length, got {v.size}, {y.size}, {g.size}")
-    out = {}
+    out: dict[str, Any] = {}
     for name, cls in (("p", y), ("q", ~y)):
         table, by = [], {}
         for key in sorted(set(g[cls].tolist()), key=str):

@@ -46,6 +46,7 @@ import platform
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -181,7 +182,8 @@ def run_model(model: str, sets: dict[str, pd.DataFrame], *, quick: bool = False,
     same server again without the cache instead of starting fresh servers.
     """
     if base_url is None:
-        facts = {"model": model, "description": MODELS[model].description, "licence": MODELS[model].licence}
+        facts: dict[str, Any] = {"model": model, "description": MODELS[model].description,
+                                 "licence": MODELS[model].licence}
     else:
         facts = {"model": model, "base_url": base_url}
     rows = []

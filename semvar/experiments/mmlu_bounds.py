@@ -543,7 +543,8 @@ def subject_split_coverage(responses: pd.DataFrame, mmlu_meta: pd.DataFrame, n_s
     dom = _domain_of_subject(meta)
     splits = []
     for _ in range(n_splits):
-        first, second = [], []
+        first: list[int] = []
+        second: list[int] = []
         for d in sorted(set(dom)):
             idx = rng.permutation(np.flatnonzero(dom == d))
             idx = idx[len(idx) % 2:]
@@ -553,14 +554,14 @@ def subject_split_coverage(responses: pd.DataFrame, mmlu_meta: pd.DataFrame, n_s
     rows = []
     for model, (k, n) in counts.items():
         gap, hw_iid, hw_ex = [], [], []
-        for first, second in splits:
-            hs = [ex.hierarchical_macro_halfwidth(k[s], n[s], dom[s], delta, method="moments") for s in (first, second)]
+        for half_a, half_b in splits:
+            hs = [ex.hierarchical_macro_halfwidth(k[s], n[s], dom[s], delta, method="moments") for s in (half_a, half_b)]
             gap.append(abs(hs[0]["macro"] - hs[1]["macro"]))
             hw_iid.append(float(np.hypot(hs[0]["iid_halfwidth"], hs[1]["iid_halfwidth"])))
             hw_ex.append(float(np.hypot(hs[0]["halfwidth"], hs[1]["halfwidth"])))
-        gap, hw_iid, hw_ex = map(np.array, (gap, hw_iid, hw_ex))
-        rows.append({"model": model, "iid": float(np.mean(gap < hw_iid)), "exchangeable": float(np.mean(gap < hw_ex)),
-                     "mean_gap": float(gap.mean()), "mean_iid": float(hw_iid.mean()), "mean_exchangeable": float(hw_ex.mean())})
+        gaps, iid, exch = np.array(gap), np.array(hw_iid), np.array(hw_ex)
+        rows.append({"model": model, "iid": float(np.mean(gaps < iid)), "exchangeable": float(np.mean(gaps < exch)),
+                     "mean_gap": float(gaps.mean()), "mean_iid": float(iid.mean()), "mean_exchangeable": float(exch.mean())})
     return pd.DataFrame(rows).set_index("model")
 
 

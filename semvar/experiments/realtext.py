@@ -229,7 +229,7 @@ def answer_entropy_table(frame: pd.DataFrame, *, complete: bool = True, guessed_
 # auroc, auroc_ci and rate_ci live in semvar.evaluation (imported above and re-exported here)
 
 
-def best_threshold(score: ArrayLike, same: ArrayLike, grid: Iterable[float]) -> tuple[float, float]:
+def best_threshold(score: ArrayLike, same: ArrayLike, grid: Iterable[float]) -> tuple[float | None, float]:
     """The threshold of ``grid`` whose verdicts ``score >= t`` best separate ``same`` (balanced accuracy).
 
     Returns ``(threshold, balanced_accuracy)``; ties go to the smallest threshold.
@@ -245,7 +245,7 @@ def best_threshold(score: ArrayLike, same: ArrayLike, grid: Iterable[float]) -> 
         raise ValueError("score and same must be 1-D of the same length")
     if y.all() or not y.any():
         raise ValueError("same must hold both same-meaning and different-meaning pairs")
-    best = (None, -1.0)
+    best: tuple[float | None, float] = (None, -1.0)
     for t in grid:
         v = s >= t
         bal = 0.5 * (v[y].mean() + (~v[~y]).mean())

@@ -202,7 +202,7 @@ def phase_errors(
             if p > 1 + 1e-12:
                 continue
             p = min(p, 1.0)
-            errs = {c: [] for c in conventions}
+            errs: dict[str, list] = {c: [] for c in conventions}
             for it in range(iterations):
                 rng = np.random.default_rng([random_state, n, int(round(1000 * d)), int(round(1000 * q)), it])
                 A = sample_sbm(s, p, q, random_state=rng)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
+from typing import Any
 
 __all__ = ["GRAMMAR", "RESPONSE_FORMAT", "RESPONSE_FORMAT_OBJECT", "CONSTRAINTS", "parse_json_verdict", "soft_verdict", "soft_answer",
            "score_of_answer"]
@@ -40,7 +41,7 @@ __all__ = ["GRAMMAR", "RESPONSE_FORMAT", "RESPONSE_FORMAT_OBJECT", "CONSTRAINTS"
 GRAMMAR = 'root ::= "TRUE" | "FALSE"'
 
 #: an OpenAI ``response_format`` whose only documents are ``{"verdict": "TRUE"}`` and ``{"verdict": "FALSE"}``
-RESPONSE_FORMAT = {
+RESPONSE_FORMAT: dict[str, Any] = {
     "type": "json_schema",
     "json_schema": {
         "name": "verdict",

@@ -162,6 +162,7 @@ class VerdictCache:
 
     def _setup(self) -> None:
         con = self._con
+        assert con is not None  # opened by the caller just before
         # fails on a file that is not a database; a database with tables of another program is left untouched
         tables = [
             row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")

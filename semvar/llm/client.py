@@ -10,27 +10,36 @@
   that says what to check;
 - HTTP 5xx, 408, 409, 425 and 429 (with ``Retry-After``), timeouts,
   connection resets and malformed JSON are faults worth retrying
-  (``_Transient``), waited out with exponential backoff and full jitter;
+  (``_Transient``); :class:`~semvar.llm.LLMJudge` waits them out with
+  exponential backoff and full jitter (:func:`_backoff_delay`, a
+  :mod:`tenacity` wait), at least the ``Retry-After`` (capped);
   a server whose first answers are all HTTP 200 without chat-completions
   JSON (an HTML page, say) is a wrong URL and stops the run at once;
 - each request has a total deadline (connect, send and the whole answer,
   however slowly it trickles in) and a cap on the size of the answer;
   every request in flight can be cancelled at once (:meth:`_ChatClient.abort`);
-- one keep-alive connection per worker thread.
+- keep-alive connections, shared by the worker threads.
 
-Only the standard library is used (:mod:`http.client`).  Proxies are taken
-from the usual environment variables (``HTTPS_PROXY``, ``HTTP_PROXY``,
-``NO_PROXY``); loopback hosts are always reached directly.
+The transport is :mod:`httpx2` (the maintained successor of httpx, which
+huggingface_hub also uses); the deadline is a wrapper around it: every
+network stream a request opens (httpcore's ``trace`` extension) reads and
+writes with at most the time left, and a watchdog thread shuts the sockets
+of a request down at its deadline.  A user may pass their own
+``httpx2.Client`` (or ``httpx.Client``) for proxies, TLS or auth.  Without
+one, proxies are taken from the usual environment variables
+(``HTTPS_PROXY``, ``HTTP_PROXY``, ``NO_PROXY``); loopback hosts are always
+reached directly.
 """
 
 from __future__ import annotations
 
 import email.utils
 import heapq
-import http.client
+import importlib
 import ipaddress
 import itertools
 import json
+import logging
 import re
 import socket
 import ssl
@@ -38,8 +47,13 @@ import string
 import threading
 import time
 import urllib.request
+import weakref
 from base64 import b64encode
+from types import ModuleType
+from typing import Any
 from urllib.parse import unquote, urlsplit
+
+import httpx2
 
 from .._redact import redact
 
@@ -67,7 +81,7 @@ class EndpointError(LLMJudgeError):
 class _Secret:
     """Holds the API key; its repr never shows it."""
 
-    __slots__ = ("value",)
+    __slots__ = ("value", "__weakref__")
 
     def __init__(self, value: str | None):
         self.value = value or None
@@ -86,8 +100,8 @@ _KEY_SOURCE = "the api_key argument or the OPENAI_API_KEY environment variable"
 def _check_key(key: str | None, source: str = _KEY_SOURCE) -> str | None:
     """Strip surrounding whitespace (a key read from a file keeps its newline); reject what no header can carry.
 
-    ``http.client`` refuses a header value with control characters and echoes
-    the whole value in its error, so the key is checked here, with a message
+    An HTTP library refuses a header value with control characters and may
+    echo the whole value in its error, so the key is checked here, with a message
     that names where the key came from (``source``) and does not show it.
     """
     if key is None:
@@ -208,27 +222,137 @@ def _error_message(data: bytes, secret: str | None = None) -> str:
     return _shorten(msg) if msg else "no message"
 
 
-class _Deadlines:
-    """One daemon thread that shuts down the socket of any request still running at its deadline.
+class _Request:
+    """One request in flight: its deadline and the sockets it has used.
 
-    A socket timeout bounds each read, not the request: a server that sends
-    one byte a second keeps every read short and the request alive for ever.
-    Shutting the socket down from outside ends the request wherever it is
-    (connecting through TLS, sending, reading headers or body).
+    At the deadline (:class:`_Deadlines`) or on :meth:`_ChatClient.abort` the
+    sockets are shut down, which ends any blocked connect, send or receive at
+    once, wherever the request is (TLS handshake, headers, body).
     """
 
-    def __init__(self):
+    __slots__ = ("deadline", "sockets", "expired", "cut_off", "lock")
+
+    def __init__(self, deadline: float):
+        self.deadline = deadline
+        self.sockets: list[socket.socket] = []
+        self.expired = False  # its deadline passed
+        self.cut_off = False  # its sockets were shut down (deadline or abort)
+        self.lock = threading.Lock()
+
+    def adopt(self, stream: Any) -> None:
+        """Remember the socket under ``stream`` (an httpcore network stream); shut it at once if already cut off."""
+        try:
+            sock = stream.get_extra_info("socket")
+        except Exception:  # noqa: BLE001 - a stream without a socket (a test transport, say)
+            return
+        if not isinstance(sock, socket.socket):
+            return
+        with self.lock:
+            if not any(s is sock for s in self.sockets):
+                self.sockets.append(sock)
+            cut = self.cut_off
+        if cut:
+            _shutdown(sock)
+
+    def cut(self, *, expired: bool) -> None:
+        """Shut down every socket of this request; ``expired`` when its deadline is the reason."""
+        with self.lock:
+            self.cut_off = True
+            self.expired = self.expired or expired
+            sockets = list(self.sockets)
+        for sock in sockets:
+            _shutdown(sock)
+
+
+def _shutdown(sock: socket.socket) -> None:
+    try:
+        sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+
+
+#: the request in flight on each thread (a worker thread sends one request at a time)
+_CURRENT = threading.local()
+
+
+def _time_left(stream: Any, timeout: float | None) -> float | None:
+    """The timeout of one read or write on ``stream``: at most the time left to the request in flight on this thread.
+
+    Raises TimeoutError once that request's deadline has passed, so a server
+    that trickles its answer out one byte at a time cannot hold the request
+    past its deadline (a limit per read alone would let it).
+    """
+    request = getattr(_CURRENT, "request", None)
+    if request is None:  # the stream used outside a request of this module (a client the user shares)
+        return timeout
+    request.adopt(stream)
+    left = request.deadline - time.monotonic()
+    if left <= 0.0 or request.cut_off:
+        raise TimeoutError("the request's deadline has passed")
+    return left if timeout is None else min(timeout, left)
+
+
+def _watch(stream: Any) -> None:
+    """Make every read and write of an httpcore network stream keep to the deadline of the request in flight.
+
+    httpcore hands the stream out through its ``trace`` extension when it
+    opens a connection (and httpx as ``network_stream`` once the headers are
+    in); reads and writes are then bounded by :func:`_time_left`, on this
+    request and on every later one that reuses the connection.
+    """
+    if getattr(stream, "_semvar_deadline", False):
+        return
+    read, write = stream.read, stream.write
+
+    def read_by_deadline(max_bytes: int, timeout: float | None = None) -> bytes:
+        return read(max_bytes, _time_left(stream, timeout))
+
+    def write_by_deadline(buffer: bytes, timeout: float | None = None) -> None:
+        write(buffer, _time_left(stream, timeout))
+
+    try:
+        stream.read = read_by_deadline
+        stream.write = write_by_deadline
+        stream._semvar_deadline = True
+    except AttributeError:  # a stream class that takes no attributes: the deadline thread still cuts it
+        pass
+
+
+_NEW_STREAM = ("connect_tcp.complete", "connect_unix_socket.complete", "start_tls.complete")
+
+
+def _trace(event: str, info: dict) -> None:
+    """httpcore's ``trace`` extension: every stream a request opens is watched and adopted by the request."""
+    if event.endswith(_NEW_STREAM):
+        stream = info.get("return_value")
+        request = getattr(_CURRENT, "request", None)
+        if stream is not None:
+            _watch(stream)
+            if request is not None:
+                request.adopt(stream)
+
+
+class _Deadlines:
+    """One daemon thread that cuts off (:meth:`_Request.cut`) any request still running at its deadline.
+
+    A timeout per read does not bound a request, and a stream the deadline
+    wrapper (:func:`_watch`) does not know yet -- one that is still in its
+    TLS handshake, say -- is only stopped by shutting its socket down from
+    outside.
+    """
+
+    def __init__(self) -> None:
         self._cond = threading.Condition()
-        self._heap: list = []
-        self._live: dict = {}
+        self._heap: list[tuple[float, int]] = []
+        self._live: dict[int, _Request] = {}
         self._count = itertools.count()
         self._thread: threading.Thread | None = None
 
-    def arm(self, conn, deadline: float) -> int:
+    def arm(self, request: _Request) -> int:
         with self._cond:
             token = next(self._count)
-            self._live[token] = [conn, False]
-            heapq.heappush(self._heap, (deadline, token))
+            self._live[token] = request
+            heapq.heappush(self._heap, (request.deadline, token))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._loop, name="llm-judge-deadlines", daemon=True)
                 self._thread.start()
@@ -236,10 +360,10 @@ class _Deadlines:
             return token
 
     def disarm(self, token: int) -> bool:
-        """Forget ``token``; True if its deadline had already passed (its socket was shut down)."""
+        """Forget ``token``; True if its deadline had already passed (its sockets were shut down)."""
         with self._cond:
-            entry = self._live.pop(token, None)
-            return bool(entry and entry[1])
+            request = self._live.pop(token, None)
+            return bool(request is not None and request.expired)
 
     def _loop(self) -> None:
         while True:
@@ -249,8 +373,8 @@ class _Deadlines:
                         self._thread = None
                         return
                 deadline, token = self._heap[0]
-                entry = self._live.get(token)
-                if entry is None:
+                request = self._live.get(token)
+                if request is None:
                     heapq.heappop(self._heap)
                     continue
                 wait = deadline - time.monotonic()
@@ -258,58 +382,65 @@ class _Deadlines:
                     self._cond.wait(wait)
                     continue
                 heapq.heappop(self._heap)
-                entry[1] = True
-                conn = entry[0]
-            _shut(conn)
+            request.cut(expired=True)
 
 
-def _shut(conn) -> None:
-    """Shut down the socket of ``conn`` (if it has one): any blocked send or receive returns at once.
+class _RedactKeys(logging.Filter):
+    """Blank out the keys of live clients in the records of httpx's and httpcore's loggers.
 
-    ``http.client`` sets ``conn.sock = None`` as soon as it knows that the
-    server will close the connection after its answer (HTTP/1.0, or
-    ``Connection: close``) and hands the socket to the response, which goes on
-    reading from it.  The connection classes below keep their own reference
-    (``live_sock``) that ``close`` does not drop, so the socket a response is
-    still reading from can be shut down too.
+    At DEBUG level httpcore logs the headers of each answer; a server that
+    echoes the key in a header would otherwise put it in the log.
     """
-    for sock in (getattr(conn, "live_sock", None), getattr(conn, "sock", None)):
-        if sock is not None:
-            try:
-                sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        keys = [s.value for s in list(_LIVE_KEYS) if s.value]
+        if keys:
+            message = record.getMessage()
+            clean = redact(message, *keys, urls=False)
+            if clean != message:
+                record.msg, record.args = clean, None
+        return True
 
 
-class _HTTPConnection(http.client.HTTPConnection):
-    """An :class:`http.client.HTTPConnection` that remembers its socket after ``close`` hands it to a response."""
-
-    live_sock = None
-
-    def connect(self):
-        super().connect()
-        self.live_sock = self.sock
+_LIVE_KEYS: weakref.WeakSet[_Secret] = weakref.WeakSet()
+_LOGGERS = ("connection", "http11", "http2", "proxy", "socks")
+_FILTERED: set[str] = set()
 
 
-class _HTTPSConnection(http.client.HTTPSConnection):
-    """The same for HTTPS (the TLS socket, once the handshake is done; before it, the plain one)."""
+def _filter_http_logs(module: str) -> None:
+    """Put :class:`_RedactKeys` on the loggers of ``module`` (``httpx2`` or ``httpx``) and of its httpcore."""
+    core = module.replace("httpx", "httpcore")
+    for name in (module, *(f"{core}.{part}" for part in _LOGGERS)):
+        if name not in _FILTERED:
+            _FILTERED.add(name)
+            logging.getLogger(name).addFilter(_RedactKeys())
 
-    live_sock = None
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        plain = self._create_connection  # http.client sets it per instance
+def _http_module(client: Any) -> ModuleType:
+    """The httpx module of a user's client (``httpx2`` or ``httpx``); TypeError for anything else."""
+    root = type(client).__module__.partition(".")[0]
+    if root in ("httpx2", "httpx"):
+        module = importlib.import_module(root)
+        if isinstance(client, module.Client):
+            if client.is_closed:
+                raise ValueError("http_client is closed; pass an open httpx2.Client (or httpx.Client)")
+            return module
+    raise TypeError(
+        "http_client must be a synchronous httpx2.Client or httpx.Client (for your proxy, TLS or auth settings), "
+        f"got {type(client).__name__}"
+    )
 
-        def create(*a, **kw):  # keep the plain socket, so a stalled TLS handshake can be cut too
-            sock = plain(*a, **kw)
-            self.live_sock = sock
-            return sock
 
-        self._create_connection = create
-
-    def connect(self):
-        super().connect()
-        self.live_sock = self.sock
+def _cause(exc: BaseException, kind: type | tuple) -> BaseException | None:
+    """The first exception of type ``kind`` among ``exc`` and its causes (httpx wraps the socket's error twice)."""
+    seen = 0
+    e: BaseException | None = exc
+    while e is not None and seen < 10:
+        if isinstance(e, kind):
+            return e
+        e = e.__cause__ or e.__context__
+        seen += 1
+    return None
 
 
 _LOOPBACK = ("localhost", "127.0.0.1", "::1")
@@ -331,7 +462,8 @@ def _proxy_for(scheme: str, host: str):
         return None
     proxies = urllib.request.getproxies_environment()
     url = proxies.get(scheme)
-    if not url or urllib.request.proxy_bypass_environment(host, proxies):
+    # the ignore below: CPython has proxy_bypass_environment (what getproxies honours); typeshed omits it
+    if not url or urllib.request.proxy_bypass_environment(host, proxies):  # type: ignore[attr-defined]
         return None
     if "://" not in url:
         url = "http://" + url
@@ -370,7 +502,7 @@ def _named(c: str) -> str:
 def _check_url_characters(url: str, parts, shown: str) -> None:
     """Refuse what no request can carry: spaces and control characters, a bad host, unescaped characters in the path.
 
-    ``http.client`` would fail on each of them at the first request, where the
+    The HTTP library would fail on each of them at the first request, where the
     fault looks like a broken connection; here the message names base_url.
     """
     for c in url:
@@ -463,7 +595,7 @@ def _check_base_url(base_url, key_hint: str = "api_key or OPENAI_API_KEY"):
 
 
 class _ChatClient:
-    """The HTTP side of a judge: connections, headers, one chat-completions request at a time per thread.
+    """The HTTP side of a judge: one chat-completions request at a time per worker thread, on httpx.
 
     Takes arguments already checked (``endpoint`` from :func:`_check_base_url`,
     ``proxy`` from :func:`_proxy_for`, ``key`` from :func:`_check_key`); the
@@ -471,26 +603,36 @@ class _ChatClient:
     the key came from, as an HTTP 401/403 names it (e.g. ``"the environment
     variable MY_KEY"``).  ``timeout`` is a total deadline per request; an
     answer longer than ``max_response_bytes`` is refused unread.
+
+    ``http_client`` is a user's :class:`httpx2.Client` (or ``httpx.Client``),
+    with their proxy, TLS and auth settings; it is used as it is (``proxy`` is
+    then not used) and never closed here.  Without it the client builds its
+    own: keep-alive connections, no redirects, the proxy ``proxy`` names,
+    certificates checked against the system's defaults
+    (:func:`ssl.create_default_context`).
     """
 
     def __init__(self, endpoint, proxy, key: _Secret, timeout: float, model: str, max_response_bytes: int = 1 << 20,
-                 key_source: str = _KEY_SOURCE):
+                 key_source: str = _KEY_SOURCE, http_client: Any = None):
         self.base_url, self._scheme, self._host, self._port, self._path = endpoint
-        self._proxy = proxy
+        self._user_client = http_client
+        self._httpx = httpx2 if http_client is None else _http_module(http_client)
+        self._proxy = proxy if http_client is None else None
         self._key = key
         self.key_source = key_source
         self.timeout = timeout
         self.model = model
         self.max_response_bytes = max_response_bytes
-        self._local = threading.local()
-        self._conns: list = []
+        self._own_client: Any = None
         self._conns_lock = threading.Lock()
         self._connected_once = False
         self._deadlines = _Deadlines()
-        self._active: dict = {}  # thread id -> connection with a request in flight
+        self._active: dict[int, _Request] = {}  # thread id -> the request it has in flight
         self._aborted = False
         self._good_200 = False
         self._bad_200 = 0
+        _LIVE_KEYS.add(key)
+        _filter_http_logs(self._httpx.__name__)
 
     @property
     def url(self) -> str:
@@ -498,7 +640,7 @@ class _ChatClient:
         return f"{self.base_url}/chat/completions"
 
     @property
-    def proxy(self):
+    def proxy(self) -> _Proxy | None:
         """The proxy requests go through (its repr hides credentials), or None."""
         return self._proxy
 
@@ -507,36 +649,29 @@ class _ChatClient:
         """The API key, wrapped so that its repr never shows it."""
         return self._key
 
-    def _connection(self):
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            host, port = (self._host, self._port) if self._proxy is None else self._proxy[:2]
-            if self._scheme == "https":
-                conn = _HTTPSConnection(host, port, timeout=self.timeout, context=ssl.create_default_context())
-                if self._proxy is not None:  # tunnel through the proxy with CONNECT
-                    conn.set_tunnel(self._host, self._port, headers=self._proxy[2])
-            else:
-                conn = _HTTPConnection(host, port, timeout=self.timeout)
-            self._local.conn = conn
-            with self._conns_lock:
-                self._conns.append(conn)
-        return conn
-
-    def _drop_connection(self) -> None:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+    def _http(self) -> Any:
+        """The httpx client requests go through: the user's, else this client's own (made when first needed)."""
+        if self._user_client is not None:
+            return self._user_client
+        with self._conns_lock:
+            if self._own_client is None:
+                proxy = None
+                if self._proxy is not None:
+                    host = f"[{self._proxy[0]}]" if ":" in self._proxy[0] else self._proxy[0]
+                    proxy = httpx2.Proxy(f"http://{host}:{self._proxy[1]}", headers=self._proxy[2])
+                transport = httpx2.HTTPTransport(
+                    verify=ssl.create_default_context(), trust_env=False, proxy=proxy,
+                    limits=httpx2.Limits(max_connections=None, max_keepalive_connections=256),
+                )
+                self._own_client = httpx2.Client(transport=transport, trust_env=False, follow_redirects=False)
+            return self._own_client
 
     def close(self) -> None:
-        """Close every open connection (of all worker threads)."""
+        """Close this client's own connections (of all worker threads); a user's client is left open."""
         with self._conns_lock:
-            for conn in self._conns:
-                try:
-                    conn.close()
-                except OSError:  # pragma: no cover - a socket already torn down
-                    pass
-            self._conns.clear()
+            own, self._own_client = self._own_client, None
+        if own is not None:
+            own.close()
 
     def reset(self) -> None:
         """Allow requests again after :meth:`abort`."""
@@ -547,40 +682,75 @@ class _ChatClient:
         self._aborted = True
         with self._conns_lock:
             active = list(self._active.values())
-        for conn in active:
-            _shut(conn)
+        for request in active:
+            request.cut(expired=False)
 
-    def _headers(self) -> dict:
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self._key:
+    def _headers(self) -> dict[str, str]:
+        # the bytes as sent: a compressed answer is not decoded (the size cap counts what arrives)
+        headers = {"Content-Type": "application/json", "Accept": "application/json", "Accept-Encoding": "identity"}
+        if self._key.value:
             headers["Authorization"] = "Bearer " + self._key.value
-        if self._proxy is not None and self._scheme == "http":
-            headers.update(self._proxy[2])
         return headers
 
     def _redact(self, text: str) -> str:
         return redact(text, self._key.value)
 
-    def _read_body(self, resp) -> bytes | None:
-        """The whole body, or None when it is longer than ``max_response_bytes`` (then it is not read)."""
+    def _read_body(self, resp: Any) -> bytes | None:
+        """The whole body, or None when it is longer than ``max_response_bytes`` (then it is not read further)."""
         cap = self.max_response_bytes
-        length = resp.getheader("Content-Length")
+        length = resp.headers.get("Content-Length")
         try:
             if length is not None and int(length) > cap:
                 return None
         except ValueError:
             pass
         chunks, total = [], 0
-        while True:
-            chunk = resp.read(min(1 << 16, cap + 1 - total))
-            if not chunk:
-                return b"".join(chunks)
+        for chunk in resp.iter_raw():  # as sent, never decoded
             chunks.append(chunk)
             total += len(chunk)
             if total > cap:
                 return None
+        return b"".join(chunks)
 
-    def complete(self, payload: bytes, *, logprobs: bool = False):
+    def _send(self, payload: bytes) -> tuple[int, float | None, str, bytes | None]:
+        """POST ``payload`` within the deadline: (status, Retry-After, Content-Type, body or None if too long).
+
+        Raises TimeoutError when the deadline cut the request off, else what httpx raised.
+        """
+        http = self._http()
+        request = _Request(time.monotonic() + self.timeout)
+        me = threading.get_ident()
+        with self._conns_lock:
+            self._active[me] = request
+        token = self._deadlines.arm(request)
+        _CURRENT.request = request
+        try:
+            with http.stream("POST", self.url, content=payload, headers=self._headers(), timeout=self.timeout,
+                             extensions={"trace": _trace}) as resp:
+                stream = resp.extensions.get("network_stream")
+                if stream is not None:  # also a connection opened before this request (by a user's client)
+                    _watch(stream)
+                    request.adopt(stream)
+                status = resp.status_code
+                retry_after = _retry_after_seconds(resp.headers.get("Retry-After"))
+                content_type = resp.headers.get("Content-Type") or "no Content-Type"
+                data = self._read_body(resp)
+        except Exception:
+            if request.expired:  # the fault is the socket shut down at the deadline
+                raise TimeoutError from None
+            raise
+        finally:
+            _CURRENT.request = None
+            expired = self._deadlines.disarm(token)
+            with self._conns_lock:
+                self._active.pop(me, None)
+        if expired:  # cut off at the deadline: a body read to EOF may be short
+            raise TimeoutError
+        if self._aborted:
+            raise ConnectionAbortedError
+        return status, retry_after, content_type, data
+
+    def complete(self, payload: bytes, *, logprobs: bool = False) -> Any:
         """One chat-completions request; returns the answer text (key redacted) or raises _Transient / LLMJudgeError.
 
         With ``logprobs`` it returns ``(text, top)``, ``top`` the first token's ``top_logprobs`` (a list of
@@ -588,37 +758,28 @@ class _ChatClient:
         """
         if self._aborted:
             raise _Transient("cancelled", kind="cancelled")
-        conn = self._connection()
-        me = threading.get_ident()
-        deadline = time.monotonic() + self.timeout
-        conn.timeout = self.timeout  # bounds the connect; the deadline bounds everything
-        if conn.sock is not None:
-            conn.sock.settimeout(self.timeout)
-        with self._conns_lock:
-            self._active[me] = conn
-        token = self._deadlines.arm(conn, deadline)
-        expired = False
+        hx = self._httpx
         try:
-            target = self._path
-            if self._proxy is not None and self._scheme == "http":  # a forward proxy wants the absolute URL
-                target = f"http://{self._host}:{self._port}{self._path}"
-            conn.request("POST", target, body=payload, headers=self._headers())
-            resp = conn.getresponse()
-            status = resp.status
-            retry_after = _retry_after_seconds(resp.getheader("Retry-After"))
-            content_type = resp.getheader("Content-Type") or "no Content-Type"
-            data = self._read_body(resp)
-            if data is None or resp.will_close:
-                self._drop_connection()
-            if self._deadlines.disarm(token):  # cut off at the deadline: a body read to EOF may be short
-                raise TimeoutError
+            status, retry_after, content_type, data = self._send(payload)
+        except (OSError, hx.HTTPError, hx.StreamError, ValueError) as exc:
+            timed_out = _cause(exc, (TimeoutError, hx.TimeoutException)) is not None
             if self._aborted:
-                raise ConnectionAbortedError
-        except TimeoutError:
-            self._drop_connection()
-            raise _Transient(f"no complete answer within {self.timeout:g} s", kind="timeout") from None
-        except ConnectionRefusedError:
-            self._drop_connection()
+                raise _Transient("cancelled", kind="cancelled") from None
+            if timed_out:
+                raise _Transient(f"no complete answer within {self.timeout:g} s", kind="timeout") from None
+            self._fail_to_connect(exc)
+            raise _Transient(f"connection fault ({type(exc).__name__})", kind="connection fault") from None
+        self._connected_once = True
+        if data is None:
+            raise _Transient(
+                f"HTTP {status} with an answer longer than {self.max_response_bytes} bytes (not read)",
+                kind=f"answer longer than {self.max_response_bytes} bytes",
+            )
+        return self._parse(status, retry_after, content_type, data, logprobs)
+
+    def _fail_to_connect(self, exc: BaseException) -> None:
+        """Raise EndpointError for a fault that retrying cannot fix: refused (before any answer), unknown host, TLS."""
+        if _cause(exc, ConnectionRefusedError) is not None:
             if not self._connected_once:
                 if self._proxy is not None:
                     raise EndpointError(
@@ -631,32 +792,18 @@ class _ChatClient:
                     f"listening on {self._host}:{self._port}, and that base_url is right."
                 ) from None
             raise _Transient("connection refused", kind="connection refused") from None
-        except socket.gaierror:
-            self._drop_connection()
+        if _cause(exc, socket.gaierror) is not None:
             raise EndpointError(
                 f"could not resolve the host {self._host!r} of {self.url}. Check base_url for typos and your network."
             ) from None
-        except ssl.SSLCertVerificationError as exc:
-            self._drop_connection()
-            raise EndpointError(f"TLS certificate check failed for {self.url}: {exc.verify_message}") from None
-        except (OSError, http.client.HTTPException, ValueError) as exc:
-            self._drop_connection()
-            expired = self._deadlines.disarm(token)
-            if self._aborted:
-                raise _Transient("cancelled", kind="cancelled") from None
-            if expired:
-                raise _Transient(f"no complete answer within {self.timeout:g} s", kind="timeout") from None
-            raise _Transient(f"connection fault ({type(exc).__name__})", kind="connection fault") from None
-        finally:
-            self._deadlines.disarm(token)
-            with self._conns_lock:
-                self._active.pop(me, None)
-        self._connected_once = True
-        if data is None:
-            raise _Transient(
-                f"HTTP {status} with an answer longer than {self.max_response_bytes} bytes (not read)",
-                kind=f"answer longer than {self.max_response_bytes} bytes",
-            )
+        cert = _cause(exc, ssl.SSLCertVerificationError)
+        if cert is not None:
+            raise EndpointError(
+                f"TLS certificate check failed for {self.url}: {getattr(cert, 'verify_message', cert)}"
+            ) from None
+
+    def _parse(self, status: int, retry_after: float | None, content_type: str, data: bytes, logprobs: bool) -> Any:
+        """The answer of an HTTP response already read, or the error it means."""
         if 200 <= status < 300:  # 200, or another success code (201, ...) with a completion
             try:
                 choice = _loads(data)["choices"][0]

@@ -8,7 +8,8 @@ client code that has to survive a long run:
 - an answer that does not start with TRUE or FALSE is asked again; when the
   retries run out the pair is *unjudged* and masked in the returned
   :class:`numpy.ma.MaskedArray` -- never silently read as FALSE;
-- faults are retried with backoff (:mod:`semvar.llm.client`); at most
+- faults are retried with backoff, a policy declared with :mod:`tenacity`
+  (:meth:`LLMJudge._retrying`; the transport is :mod:`semvar.llm.client`); at most
   ``concurrency`` requests are in flight, each with a total deadline;
 - every finished call is committed to the cache (:mod:`semvar.llm.cache`)
   before the worker starts its next call, and the verdict returned is the
@@ -36,8 +37,10 @@ import warnings
 from collections import Counter, deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import numpy as np
+import tenacity
 from numpy.typing import ArrayLike
 
 from .._redact import redact
@@ -59,6 +62,7 @@ from .client import (
     _ChatClient,
     _check_base_url,
     _check_key,
+    _http_module,
     _is_loopback,
     _proxy_for,
     _Secret,
@@ -301,6 +305,15 @@ class LLMJudge:
         Show a tqdm bar with counts of done / cached / retried / unjudged.
     random_state : None or int, default=None
         Seeds the jitter.
+    http_client : httpx2.Client, optional
+        Your own HTTP client (``httpx2.Client``, or ``httpx.Client`` where
+        that is installed), for a proxy, TLS settings (a company CA, a
+        client certificate) or an auth scheme of your own.  It is used as it
+        is and never closed by the judge; the deadline, the size cap and the
+        retries apply to its requests as to the judge's own.  Without it the
+        judge makes its own client (keep-alive, no redirects, the system's
+        certificates, the proxy of ``HTTPS_PROXY`` / ``HTTP_PROXY`` /
+        ``NO_PROXY``, never for a loopback host).
 
     Attributes
     ----------
@@ -381,6 +394,7 @@ class LLMJudge:
         lock_timeout: float = 30.0,
         progress: bool = True,
         random_state: int | None = None,
+        http_client: Any = None,
     ):
         if api_key_env is not None and (
             not isinstance(api_key_env, str) or not api_key_env or "=" in api_key_env
@@ -394,7 +408,10 @@ class LLMJudge:
         endpoint = _check_base_url(
             base_url, "api_key or OPENAI_API_KEY" if api_key_env is None else f"api_key or {api_key_env}"
         )
-        proxy = _proxy_for(endpoint[1], endpoint[2])
+        if http_client is not None:
+            _http_module(http_client)  # checked before anything is opened
+        # a user's client brings its own proxy settings (httpx reads the same environment variables)
+        proxy = _proxy_for(endpoint[1], endpoint[2]) if http_client is None else None
         self.base_url = endpoint[0]
         if not isinstance(model, str) or not model.strip():
             raise ValueError(f"model must be a non-empty string, got {model!r}")
@@ -451,7 +468,8 @@ class LLMJudge:
                 self.cache.close()
                 raise
         self._client = _ChatClient(
-            endpoint, proxy, key, self.timeout, self.model, self.max_response_bytes, key_source=key_source
+            endpoint, proxy, key, self.timeout, self.model, self.max_response_bytes, key_source=key_source,
+            http_client=http_client,
         )
         self.stats = JudgeStats()
         self._stats_lock = threading.Lock()
@@ -731,7 +749,7 @@ class LLMJudge:
 
     def _claim(self, key: str, owner: str, seconds: float):
         """Claim ``key`` in the cache; a cache that fails here is reported once and then not used for claims."""
-        if self._claims_off:
+        if self._claims_off or self.cache is None:
             return "unclaimed", None
         try:
             return self.cache.claim(key, owner, seconds)
@@ -741,9 +759,64 @@ class LLMJudge:
                 logger.warning("could not coordinate with other processes through the cache: %s", exc)
             return "unclaimed", None
 
-    def _judge_one(self, key: str, a: str, b: str, stop: threading.Event, owner: str):
+    def _retrying(self, key: str, owner: str, stop: threading.Event, lease: list[float]) -> tenacity.Retrying:
+        """The retry policy of one key, declared: faults (``_Transient``) are retried ``max_retries`` times.
+
+        Waits are full jitter with the server's ``Retry-After`` as a floor
+        (capped at ``max_retry_after``, :func:`_backoff_delay`); an interrupt
+        (``stop``) ends a wait at once and cancels the key.  When the retries
+        run out the key is unjudged (None) and its last fault is counted.
+        """
+
+        def wait(state: tenacity.RetryCallState) -> float:
+            exc = state.outcome.exception() if state.outcome is not None else None
+            return _backoff_delay(self._random, state.attempt_number - 1, self.backoff_base, self.backoff_max,
+                                  getattr(exc, "retry_after", None), self.max_retry_after)
+
+        def sleep(delay: float) -> None:
+            if stop.wait(delay):
+                raise _Cancelled()
+
+        def before_sleep(state: tenacity.RetryCallState) -> None:
+            delay = state.upcoming_sleep
+            with self._stats_lock:
+                self.stats.retries += 1
+                if state.attempt_number == 1:
+                    self.stats.retried += 1
+            exc = state.outcome.exception() if state.outcome is not None else None
+            reason = getattr(exc, "reason", exc)
+            logger.info("retry %d in %.2f s: %s", state.attempt_number, delay, reason)
+            lease[0] = delay + self.timeout + 10.0  # the claim covers the wait and the next request
+            if self.cache is not None and delay > 5.0:
+                self._claim(key, owner, lease[0])
+
+        def give_up(state: tenacity.RetryCallState) -> None:
+            if stop.is_set():
+                raise _Cancelled()
+            exc = state.outcome.exception() if state.outcome is not None else None
+            kind = getattr(exc, "kind", "unknown")
+            with self._stats_lock:
+                self.stats.unjudged += 1
+                reasons = self.stats.unjudged_reasons
+                reasons[kind] = reasons.get(kind, 0) + 1
+            logger.info("pair unjudged after %d attempts (last fault: %s)", state.attempt_number,
+                        getattr(exc, "reason", exc))
+            return None
+
+        return tenacity.Retrying(
+            retry=tenacity.retry_if_exception_type(_Transient),
+            stop=tenacity.stop_after_attempt(self.max_retries + 1) | tenacity.stop_when_event_set(stop),
+            wait=wait,
+            sleep=sleep,
+            before_sleep=before_sleep,
+            retry_error_callback=give_up,
+        )
+
+    def _judge_one(self, key: str, a: str, b: str, stop: threading.Event, owner: str) -> Any:
         """Ask about one key until it has a verdict, its retries run out (None), or it is another's (_DEFER)."""
-        body = {"model": self.model, "messages": [{"role": "user", "content": render_prompt(self.template, a, b)}]}
+        body: dict[str, Any] = {
+            "model": self.model, "messages": [{"role": "user", "content": render_prompt(self.template, a, b)}]
+        }
         if self.temperature is not None:
             body["temperature"] = self.temperature
         if self.max_tokens is not None:
@@ -759,74 +832,56 @@ class LLMJudge:
             body["top_logprobs"] = self.top_logprobs
         payload = json.dumps(body).encode("utf-8")
         cache = self.cache
-        lease = self.timeout + 10.0
+        lease = [self.timeout + 10.0]
         claimed = False
-        attempt = 0
+
+        def attempt() -> tuple[str, Any, str]:
+            """One try: ("stored", verdict) when another process answered it, ("busy", ...), or ("asked", ...)."""
+            nonlocal claimed
+            if stop.is_set():
+                raise _Cancelled()
+            if cache is not None:
+                state, stored = self._claim(key, owner, lease[0])
+                if state in ("stored", "busy"):
+                    return state, stored, ""
+                claimed = state == "claimed"
+            verdict, answer = self._ask(payload)
+            if verdict is None:
+                raise _Transient(
+                    "unparseable answer " + repr(answer[:60] if isinstance(answer, str) else answer),
+                    kind="unparseable answer",
+                )
+            self._raw[key] = answer
+            return "asked", verdict, answer
+
         try:
-            while True:
-                if stop.is_set():
-                    raise _Cancelled()
-                if cache is not None:
-                    state, stored = self._claim(key, owner, lease)
-                    if state == "stored":  # another process sharing the cache answered it
-                        with self._stats_lock:
-                            self.stats.shared += 1
-                        return stored
-                    if state == "busy":
-                        return _DEFER
-                    claimed = state == "claimed"
-                try:
-                    verdict, answer = self._ask(payload)
-                    if verdict is not None:
-                        self._raw[key] = answer
-                    if verdict is None:
-                        raise _Transient(
-                            "unparseable answer " + repr(answer[:60] if isinstance(answer, str) else answer),
-                            kind="unparseable answer",
-                        )
-                except _Transient as exc:
-                    if stop.is_set():
-                        raise _Cancelled() from None
-                    if attempt >= self.max_retries:
-                        with self._stats_lock:
-                            self.stats.unjudged += 1
-                            reasons = self.stats.unjudged_reasons
-                            reasons[exc.kind] = reasons.get(exc.kind, 0) + 1
-                        logger.info("pair unjudged after %d attempts (last fault: %s)", attempt + 1, exc.reason)
-                        return None
-                    delay = _backoff_delay(
-                        self._random, attempt, self.backoff_base, self.backoff_max, exc.retry_after,
-                        self.max_retry_after,
-                    )
-                    with self._stats_lock:
-                        self.stats.retries += 1
-                        if attempt == 0:
-                            self.stats.retried += 1
-                    logger.info("retry %d in %.2f s: %s", attempt + 1, delay, exc.reason)
-                    attempt += 1
-                    lease = delay + self.timeout + 10.0  # the claim covers the wait and the next request
-                    if cache is not None and delay > 5.0:
-                        self._claim(key, owner, lease)
-                    if stop.wait(delay):
-                        raise _Cancelled() from None
-                    continue
-                if cache is not None:
-                    try:
-                        verdict = cache.put(key, self.model, self._template_sha, a, b, verdict, answer)
-                        claimed = False
-                    except CacheError as exc:
-                        claimed = False  # the cache is unusable now; its claims expire by themselves
-                        with self._stats_lock:
-                            self.stats.uncached += 1
-                            first = self.stats.uncached == 1
-                        if first:  # once per run (a full disk fails every write); the count comes at the end
-                            logger.warning(
-                                "a finished call could not be stored: %s; later calls that cannot be stored "
-                                "are counted, not reported one by one", exc,
-                            )
+            outcome = self._retrying(key, owner, stop, lease)(attempt)
+            if outcome is None:  # the retries ran out: unjudged
+                return None
+            state, verdict, answer = outcome
+            if state == "stored":  # another process sharing the cache answered it
                 with self._stats_lock:
-                    self.stats.done += 1
+                    self.stats.shared += 1
                 return verdict
+            if state == "busy":
+                return _DEFER
+            if cache is not None:
+                try:
+                    verdict = cache.put(key, self.model, self._template_sha, a, b, verdict, answer)
+                    claimed = False
+                except CacheError as exc:
+                    claimed = False  # the cache is unusable now; its claims expire by themselves
+                    with self._stats_lock:
+                        self.stats.uncached += 1
+                        first = self.stats.uncached == 1
+                    if first:  # once per run (a full disk fails every write); the count comes at the end
+                        logger.warning(
+                            "a finished call could not be stored: %s; later calls that cannot be stored "
+                            "are counted, not reported one by one", exc,
+                        )
+            with self._stats_lock:
+                self.stats.done += 1
+            return verdict
         finally:
             if claimed and cache is not None:
                 try:

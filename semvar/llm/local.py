@@ -231,7 +231,8 @@ class LocalServer:
                                   f"{self.log_path}:\n{self._log_tail()}")
             try:
                 models = _get_json(f"{self.base_url}/models", 2.0)
-                if any(m.get("id") == self.model for m in models.get("data", [])):
+                listed = models.get("data", []) if isinstance(models, dict) else []
+                if any(isinstance(m, dict) and m.get("id") == self.model for m in listed):
                     return self
             except (OSError, ValueError, AttributeError):
                 pass
@@ -241,6 +242,8 @@ class LocalServer:
                           f"{self.log_path}:\n{self._log_tail()}")
 
     def _log_tail(self, lines: int = 15) -> str:
+        if self.log_path is None:
+            return ""
         try:
             return "\n".join(Path(self.log_path).read_text(errors="replace").splitlines()[-lines:])
         except OSError:
@@ -296,6 +299,7 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     pid_file.parent.mkdir(parents=True, exist_ok=True)
+    assert server.process is not None  # start() returned: the server runs
     # this process's PID (stop asks it to stop the server cleanly) and the server's (if this one is gone)
     pid_file.write_text(json.dumps({"pid": os.getpid(), "server_pid": server.process.pid,
                                     "base_url": server.base_url, "model": server.model}))
