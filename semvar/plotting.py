@@ -602,6 +602,32 @@ def _draw_figures(draw: Callable, values: tuple) -> list[Figure]:
     return figures
 
 
+def _union(limits: list[tuple[float, float]]) -> tuple[float, float]:
+    """The smallest interval holding every ``(left, right)`` of ``limits``; inverted if they all are."""
+    lo = min(min(a, b) for a, b in limits)
+    hi = max(max(a, b) for a, b in limits)
+    return (hi, lo) if all(a > b for a, b in limits) else (lo, hi)
+
+
+def _same_axes(figures: list[Figure]) -> bool:
+    """Give the axes at each position of ``figures`` the union of their x and y limits.
+
+    A sweep's frames then share their scales: what moves between frames is the data,
+    not the axes.  Figures with different numbers of axes are left as drawn (``False``).
+    """
+    counts = {len(fig.axes) for fig in figures}
+    if len(counts) != 1:
+        return False
+    for position in range(counts.pop()):
+        axes = [fig.axes[position] for fig in figures]
+        xlim = _union([ax.get_xlim() for ax in axes])
+        ylim = _union([ax.get_ylim() for ax in axes])
+        for ax in axes:
+            ax.set_xlim(xlim)
+            ax.set_ylim(ylim)
+    return True
+
+
 def _smallest_font_pt(fig: Figure) -> float | None:
     """The smallest font size, in points, of the visible texts of a figure that has been drawn."""
     sizes = [t.get_fontsize() for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
@@ -724,7 +750,8 @@ def _accessible(html: str, label: str, values: tuple) -> str:
 
 def sweep_player(draw: Callable, values: Sequence, *, label: str = "value", dpi: int = 80,
                  colors: int | None = 64, interval_ms: int = 1000, max_frames: int = 12,
-                 min_text_px: float | None = 9.0, column_px: int = PHONE_COLUMN_PX) -> SweepPlayer:
+                 min_text_px: float | None = 9.0, column_px: int = PHONE_COLUMN_PX,
+                 same_axes: bool = True) -> SweepPlayer:
     """Precompute one figure per parameter value and return a kernel-free player.
 
     ``draw(value)`` is called once for each value; each figure it returns is
@@ -772,6 +799,13 @@ def sweep_player(draw: Callable, values: Sequence, *, label: str = "value", dpi:
         The width, in CSS pixels, of the column the player is shown in on
         the narrowest screen (358: the book's column on a phone 390 pixels
         wide; 100 to 4000).
+    same_axes : bool, default=True
+        Give every frame the same axis limits: the axes at each position (the
+        first axes of every figure, the second, ...; twin axes included) get
+        the union of the x and of the y limits that ``draw`` left them, so the
+        scales do not jump between frames and what moves is the data.  Figures
+        with different numbers of axes keep their own limits.  ``False``
+        renders each figure as drawn.
 
     Returns
     -------
@@ -820,7 +854,11 @@ def sweep_player(draw: Callable, values: Sequence, *, label: str = "value", dpi:
     []
     """
     values = _check_player_args(draw, values, dpi, colors, interval_ms, max_frames, min_text_px, column_px)
-    frames, scale, smallest = _frames(_draw_figures(draw, values), dpi, min_text_px, column_px)
+    same_axes = check_bool(same_axes, "same_axes")
+    figures = _draw_figures(draw, values)
+    if same_axes:
+        _same_axes(figures)
+    frames, scale, smallest = _frames(figures, dpi, min_text_px, column_px)
     frames = _pad(frames)
     html = _animation_html(frames, dpi, interval_ms)
     html = _accessible(_self_contained(html, label, values, frames, colors), label, values)
