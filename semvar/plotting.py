@@ -28,22 +28,63 @@ from semvar._validation import check_bool
 
 __all__ = [
     "use_style", "PALETTE", "new_figure", "sweep_player", "SweepPlayer", "Slider", "interactive_figure",
-    "check_controls", "place_labels", "PHONE_COLUMN_PX",
+    "check_controls", "place_labels", "PHONE_COLUMN_PX", "page_png", "FONT_KEY",
 ]
 
 #: a colour-blind-safe palette (Okabe & Ito 2008)
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
 
+#: the PNG text key under which :func:`page_png` records a figure's smallest font size (points)
+FONT_KEY = "semvar:min_font_pt"
+
+
+def page_png(fig: Figure) -> tuple[str, dict] | None:
+    """A figure as a notebook shows it and the book prints it: a PNG and its display width.
+
+    The PNG is drawn at twice the figure's dpi (sharp on a high-density screen and in
+    print) with a tight bounding box, and records the smallest font size of the
+    figure's visible texts, in points, under the text key ``semvar:min_font_pt``.
+    The display metadata holds only a ``width`` (half the PNG's pixels), no height:
+    a page that shows the figure narrower than that keeps its shape, and a page
+    check can tell from the PNG how large its text is shown.
+
+    Returns ``(base64 PNG, {"width": css_px})``, or ``None`` for a figure with
+    nothing drawn (as IPython's own formatter does).
+
+    >>> import base64, io
+    >>> from PIL import Image
+    >>> fig, ax = plt.subplots(figsize=(2, 1), dpi=100)
+    >>> _ = ax.plot([0, 1], [0, 1]); _ = ax.set_title("t", fontsize=7)
+    >>> data, shown = page_png(fig)
+    >>> im = Image.open(io.BytesIO(base64.b64decode(data)))
+    >>> list(shown), shown["width"] == im.size[0] // 2, im.info[FONT_KEY], round(im.info["dpi"][0])
+    (['width'], True, '7', 200)
+    >>> plt.close(fig)
+    """
+    if not fig.axes and not fig.lines:
+        return None
+    fig.draw_without_rendering()  # lays out every text (tick labels included) to measure them
+    font = _smallest_font_pt(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=2 * fig.dpi, bbox_inches="tight", facecolor=fig.get_facecolor(),
+                edgecolor=fig.get_edgecolor(), metadata={FONT_KEY: f"{font:g}"} if font else None)
+    data = buf.getvalue()
+    width = int.from_bytes(data[16:20], "big")  # IHDR: the PNG's width in pixels
+    return base64.b64encode(data).decode("ascii"), {"width": width // 2}
+
+
 def _crisp_inline_figures() -> None:
-    """In a notebook, show figures at twice the pixel density (200 dpi on the page)."""
+    """In a notebook, show figures through :func:`page_png` (200 dpi on the page, a width and no height)."""
     try:
         from IPython import get_ipython  # optional: only present in a notebook kernel
         from matplotlib_inline.backend_inline import set_matplotlib_formats
     except ImportError:  # pragma: no cover - plain Python, no inline backend
         return
-    if get_ipython() is not None:
-        set_matplotlib_formats("retina")
+    shell = get_ipython()
+    if shell is not None:
+        set_matplotlib_formats("retina")  # the inline backend's own setting, should it reapply it
+        shell.display_formatter.formatters["image/png"].for_type(Figure, page_png)
 
 
 def use_style() -> None:
@@ -51,7 +92,11 @@ def use_style() -> None:
 
     In a notebook the inline figures are drawn at twice their nominal density
     (``figure.dpi`` 100, so 200 dots per inch), which keeps them crisp on the page
-    and in print at the same displayed size.
+    and in print at the same displayed size, and record their smallest font size
+    (:func:`page_png`).  On a phone (a column of :data:`PHONE_COLUMN_PX` pixels) a
+    figure's 10-point text stays 9 CSS pixels or more up to about 5.5 inches of
+    width; the book shows a wider figure no narrower than that in a box that
+    scrolls sideways (``book/_ext/figures.py``).
     """
     _crisp_inline_figures()
     mpl.rcParams.update(
