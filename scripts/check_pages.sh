@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Check every built page in headless Chromium at 390 px and 1,400 px: no sideways
-# scrolling, no console error, no remote request (scripts/check_pages.py).
+# scrolling, no console error, no remote request, no squashed figure, no figure
+# text below 9 px at 390 px, no clipped formula, no figure without a text
+# alternative (scripts/check_pages.py).
 # Installs what it needs and nothing that the book itself needs: Debian's
 # chromium (apt) and the playwright driver (pip, into .venv; no browser download).
 #   bash scripts/check_pages.sh [_build/html] [--shots DIR]

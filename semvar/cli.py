@@ -63,7 +63,8 @@ def _fail(command: str, message: str, code: int = 2, secret: str | None = None) 
 
 def build_parser() -> argparse.ArgumentParser:
     """The parser of ``python -m semvar``, with its sub-commands ``replicate`` and ``judge``."""
-    parser = argparse.ArgumentParser(prog="python -m semvar", description=__doc__.splitlines()[0])
+    # the module docstring's first line, as plain text (no reStructuredText literals)
+    parser = argparse.ArgumentParser(prog="python -m semvar", description=__doc__.splitlines()[0].replace("``", ""))
     sub = parser.add_subparsers(dest="command", required=True)
     _add_replicate(sub)
     _add_judge(sub)

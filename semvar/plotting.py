@@ -29,22 +29,63 @@ from semvar._validation import check_bool
 
 __all__ = [
     "use_style", "PALETTE", "new_figure", "sweep_player", "SweepPlayer", "Slider", "interactive_figure",
-    "check_controls", "place_labels", "PHONE_COLUMN_PX",
+    "check_controls", "place_labels", "PHONE_COLUMN_PX", "page_png", "FONT_KEY",
 ]
 
 #: a colour-blind-safe palette (Okabe & Ito 2008)
 PALETTE = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000"]
 
 
+#: the PNG text key under which :func:`page_png` records a figure's smallest font size (points)
+FONT_KEY = "semvar:min_font_pt"
+
+
+def page_png(fig: Figure) -> tuple[str, dict] | None:
+    """A figure as a notebook shows it and the book prints it: a PNG and its display width.
+
+    The PNG is drawn at twice the figure's dpi (sharp on a high-density screen and in
+    print) with a tight bounding box, and records the smallest font size of the
+    figure's visible texts, in points, under the text key ``semvar:min_font_pt``.
+    The display metadata holds only a ``width`` (half the PNG's pixels), no height:
+    a page that shows the figure narrower than that keeps its shape, and a page
+    check can tell from the PNG how large its text is shown.
+
+    Returns ``(base64 PNG, {"width": css_px})``, or ``None`` for a figure with
+    nothing drawn (as IPython's own formatter does).
+
+    >>> import base64, io
+    >>> from PIL import Image
+    >>> fig, ax = plt.subplots(figsize=(2, 1), dpi=100)
+    >>> _ = ax.plot([0, 1], [0, 1]); _ = ax.set_title("t", fontsize=7)
+    >>> data, shown = page_png(fig)
+    >>> im = Image.open(io.BytesIO(base64.b64decode(data)))
+    >>> list(shown), shown["width"] == im.size[0] // 2, im.info[FONT_KEY], round(im.info["dpi"][0])
+    (['width'], True, '7', 200)
+    >>> plt.close(fig)
+    """
+    if not fig.axes and not fig.lines:
+        return None
+    fig.draw_without_rendering()  # lays out every text (tick labels included) to measure them
+    font = _smallest_font_pt(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=2 * fig.dpi, bbox_inches="tight", facecolor=fig.get_facecolor(),
+                edgecolor=fig.get_edgecolor(), metadata={FONT_KEY: f"{font:g}"} if font else None)
+    data = buf.getvalue()
+    width = int.from_bytes(data[16:20], "big")  # IHDR: the PNG's width in pixels
+    return base64.b64encode(data).decode("ascii"), {"width": width // 2}
+
+
 def _crisp_inline_figures() -> None:
-    """In a notebook, show figures at twice the pixel density (200 dpi on the page)."""
+    """In a notebook, show figures through :func:`page_png` (200 dpi on the page, a width and no height)."""
     try:
         from IPython import get_ipython  # optional: only present in a notebook kernel
         from matplotlib_inline.backend_inline import set_matplotlib_formats
     except ImportError:  # pragma: no cover - plain Python, no inline backend
         return
-    if get_ipython() is not None:
-        set_matplotlib_formats("retina")
+    shell = get_ipython()
+    if shell is not None:
+        set_matplotlib_formats("retina")  # the inline backend's own setting, should it reapply it
+        shell.display_formatter.formatters["image/png"].for_type(Figure, page_png)
 
 
 def use_style() -> None:
@@ -52,7 +93,11 @@ def use_style() -> None:
 
     In a notebook the inline figures are drawn at twice their nominal density
     (``figure.dpi`` 100, so 200 dots per inch), which keeps them crisp on the page
-    and in print at the same displayed size.
+    and in print at the same displayed size, and record their smallest font size
+    (:func:`page_png`).  On a phone (a column of :data:`PHONE_COLUMN_PX` pixels) a
+    figure's 10-point text stays 9 CSS pixels or more up to about 5.5 inches of
+    width; the book shows a wider figure no narrower than that in a box that
+    scrolls sideways (``book/_ext/figures.py``).
     """
     _crisp_inline_figures()
     mpl.rcParams.update(
@@ -603,6 +648,32 @@ def _draw_figures(draw: Callable, values: tuple) -> list[Figure]:
     return figures
 
 
+def _union(limits: list[tuple[float, float]]) -> tuple[float, float]:
+    """The smallest interval holding every ``(left, right)`` of ``limits``; inverted if they all are."""
+    lo = min(min(a, b) for a, b in limits)
+    hi = max(max(a, b) for a, b in limits)
+    return (hi, lo) if all(a > b for a, b in limits) else (lo, hi)
+
+
+def _same_axes(figures: list[Figure]) -> bool:
+    """Give the axes at each position of ``figures`` the union of their x and y limits.
+
+    A sweep's frames then share their scales: what moves between frames is the data,
+    not the axes.  Figures with different numbers of axes are left as drawn (``False``).
+    """
+    counts = {len(fig.axes) for fig in figures}
+    if len(counts) != 1:
+        return False
+    for position in range(counts.pop()):
+        axes = [fig.axes[position] for fig in figures]
+        xlim = _union([ax.get_xlim() for ax in axes])
+        ylim = _union([ax.get_ylim() for ax in axes])
+        for ax in axes:
+            ax.set_xlim(xlim)
+            ax.set_ylim(ylim)
+    return True
+
+
 def _smallest_font_pt(fig: Figure) -> float | None:
     """The smallest font size, in points, of the visible texts of a figure that has been drawn."""
     sizes = [float(t.get_fontsize()) for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
@@ -733,7 +804,8 @@ def _accessible(html: str, label: str, values: tuple) -> str:
 
 def sweep_player(draw: Callable, values: Sequence, *, label: str = "value", dpi: int = 80,
                  colors: int | None = 64, interval_ms: int = 1000, max_frames: int = 12,
-                 min_text_px: float | None = 9.0, column_px: int = PHONE_COLUMN_PX) -> SweepPlayer:
+                 min_text_px: float | None = 9.0, column_px: int = PHONE_COLUMN_PX,
+                 same_axes: bool = True) -> SweepPlayer:
     """Precompute one figure per parameter value and return a kernel-free player.
 
     ``draw(value)`` is called once for each value; each figure it returns is
@@ -781,6 +853,13 @@ def sweep_player(draw: Callable, values: Sequence, *, label: str = "value", dpi:
         The width, in CSS pixels, of the column the player is shown in on
         the narrowest screen (358: the book's column on a phone 390 pixels
         wide; 100 to 4000).
+    same_axes : bool, default=True
+        Give every frame the same axis limits: the axes at each position (the
+        first axes of every figure, the second, ...; twin axes included) get
+        the union of the x and of the y limits that ``draw`` left them, so the
+        scales do not jump between frames and what moves is the data.  Figures
+        with different numbers of axes keep their own limits.  ``False``
+        renders each figure as drawn.
 
     Returns
     -------
@@ -829,7 +908,11 @@ def sweep_player(draw: Callable, values: Sequence, *, label: str = "value", dpi:
     []
     """
     values = _check_player_args(draw, values, dpi, colors, interval_ms, max_frames, min_text_px, column_px)
-    frames, scale, smallest = _frames(_draw_figures(draw, values), dpi, min_text_px, column_px)
+    same_axes = check_bool(same_axes, "same_axes")
+    figures = _draw_figures(draw, values)
+    if same_axes:
+        _same_axes(figures)
+    frames, scale, smallest = _frames(figures, dpi, min_text_px, column_px)
     frames = _pad(frames)
     html = _animation_html(frames, dpi, interval_ms)
     html = _accessible(_self_contained(html, label, values, frames, colors), label, values)

@@ -262,6 +262,8 @@ def test_every_opener_says_how_to_run_the_chapter_on_its_own(path, chapter_needs
     assert overview.index("**Run time.**") < overview.index(ON_ITS_OWN), f"{path.name}: {ON_ITS_OWN} before Run time"
     paragraph = overview[overview.index(ON_ITS_OWN):].split("\n\n")[0]
     url = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))["repository"]["url"]
+    # the recipe reads the url from _config.yml: {{ '`git clone --depth 1 %s`' % repo_url }}
+    paragraph = re.sub(r"\{\{ '([^']*)' % repo_url \}\}", lambda m: m.group(1) % url, paragraph)
     needs = chapter_needs[path.stem]
     problems = []
     if "pip install" not in paragraph or url not in paragraph:

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from matplotlib.text import Text
 
+from semvar import plotting
 from semvar.plotting import (
     PALETTE,
     PHONE_COLUMN_PX,
@@ -153,7 +154,7 @@ def _direct(fig, dpi):
 
 def test_sweep_player_has_one_frame_per_value_equal_to_the_figure_drawn():
     values = [0.5, 1.0, 2.0, 4.0]
-    player = sweep_player(_line, values, label="slope", dpi=72, colors=None)
+    player = sweep_player(_line, values, label="slope", dpi=72, colors=None, same_axes=False)
     assert isinstance(player, SweepPlayer) and player.values == tuple(values)
     frames = _frames(player.html)
     assert len(frames) == len(values) and player.frame_shape == (144, 216)  # 3 x 2 inches at 72 dpi
@@ -163,6 +164,40 @@ def test_sweep_player_has_one_frame_per_value_equal_to_the_figure_drawn():
     assert plt.get_fignums() == []
     assert repr(player) == "<sweep player: 4 frames, slope = 0.5, 1, 2, 4>"
     assert player._repr_html_() is player.html
+
+
+def test_sweep_player_frames_share_their_axes():
+    # each frame drawn alone autoscales its y axis to its own slope: the scale jumps
+    alone = [_direct(_line(v), 72) for v in (1.0, 4.0)]
+    assert not np.array_equal(alone[0], alone[1])
+    drawn = []
+
+    def draw(slope):
+        drawn.append(_line(slope))
+        return drawn[-1]
+
+    shared = sweep_player(draw, [1.0, 4.0], dpi=72, colors=None)
+    ylims = [fig.axes[0].get_ylim() for fig in drawn]
+    assert ylims[0] == ylims[1]  # both frames: the union of the two ranges
+    assert ylims[0][0] <= 0.0 and ylims[0][1] >= 4.0
+    fixed = _line(1.0)
+    fixed.axes[0].set_ylim(ylims[0])
+    np.testing.assert_array_equal(_frames(shared.html)[0], _direct(fixed, 72))
+    assert plt.get_fignums() == []
+
+
+def test_same_axes_leaves_figures_with_different_axes_alone():
+    one = _line(1.0)
+    two, axes = new_figure(2, 1, width=3.0, height=2.0)
+    try:
+        before = one.axes[0].get_ylim()
+        assert plotting._same_axes([one, two]) is False
+        assert one.axes[0].get_ylim() == before
+        assert plotting._union([(3.0, 1.0), (2.0, 0.0)]) == (3.0, 0.0)  # inverted axes stay inverted
+        assert plotting._union([(0.0, 1.0), (2.0, 0.5)]) == (0.0, 2.0)
+    finally:
+        plt.close(one)
+        plt.close(two)
 
 
 def test_sweep_player_is_self_contained_and_deterministic():
@@ -290,13 +325,14 @@ def _small_text(v, width=8.0, height=3.0):
 
 def test_sweep_player_enlarges_small_text_for_a_phone_and_keeps_the_pixels():
     dpi = 80
-    player = sweep_player(_small_text, [1.0, 2.0], dpi=dpi, colors=None)
+    player = sweep_player(_small_text, [1.0, 2.0], dpi=dpi, colors=None, same_axes=False)
     # 6-point text on a figure 8 inches (640 px) wide, shown 358 px wide: 6 / 72 * 80 * 358 / 640 px
     shown = 6 / 72 * dpi * PHONE_COLUMN_PX / 640
     scale = shown / 9
     assert player.text_scale == pytest.approx(scale) and player.smallest_text_px == pytest.approx(9.0)
     assert player.frame_shape == (240, 640)  # the same pixels as the figure at 80 dpi
-    plain = sweep_player(_small_text, [1.0, 2.0], dpi=dpi, colors=None, min_text_px=None)
+    plain = sweep_player(_small_text, [1.0, 2.0], dpi=dpi, colors=None, min_text_px=None,
+                         same_axes=False)
     assert plain.text_scale == 1.0 and plain.smallest_text_px == pytest.approx(shown)
     assert plain.frame_shape == (240, 640)
     for v, big, small in zip([1.0, 2.0], _frames(player.html), _frames(plain.html)):

@@ -344,7 +344,7 @@ def _table(app, fromdoc, kind):
         card = nodes.reference("", "", nodes.literal(r.id, r.id), internal=True,
                                refuri=_uri(app, fromdoc, app.config.ledger_page, claims.card_anchor(r.id)))
         badge, _ = _badge(r.status)
-        reason = claims.one_line(r, width=150)
+        reason = claims.one_line(r)
         if r.id in decided:
             entry = decided[r.id]
             label = _section_label(env, entry)

@@ -251,19 +251,31 @@ def public_text(text: str) -> str:
     return re.sub(r"(<data dir>/[\w.+-]+)(?:, \1)+", r"\1", out)
 
 
-def one_line(record: Record, width: int = 200) -> str:
-    """The reason for a record's verdict in one line: its ``reason`` if it has one, else its note,
-    cut at a word boundary to at most ``width`` characters (the card holds the whole note).
+def one_line(record: Record, width: int = 100) -> str:
+    """The reason for a record's verdict in one line: its ``reason`` if it has one, else its note.
+
+    A longer text is cut to ``width`` characters with ``" …"``: at the last clause boundary
+    (``"; "``) when that keeps at least 60 % of the room, else at a word.  The card holds
+    the whole note.
 
     >>> one_line(Record("a", "", "", 1, 1, None, "partly", "", "holds in 8 of 12"))
     'holds in 8 of 12'
+    >>> one_line(Record("a", "", "", 1, 1, None, "partly", "", "sd 0.04 of 30; range 1.3-1.5; n 30"), width=33)
+    'sd 0.04 of 30; range 1.3-1.5 …'
+    >>> one_line(Record("a", "", "", 1, 1, None, "partly", "", "true 1.03; greedy finds 8-11 clusters"), width=26)
+    'true 1.03; greedy finds …'
     >>> len(one_line(Record("a", "", "", 1, 1, None, "partly", "", "word " * 80), width=50)) <= 50
     True
     """
     text = " ".join(public_text(getattr(record, "reason", "") or record.note or "-").split())
-    if len(text) > width:
-        text = text[: width - 1].rsplit(" ", 1)[0].rstrip(",;:") + "…"
-    return text
+    if len(text) <= width:
+        return text
+    room = width - len(" …")
+    head = text[: room + 1].rsplit(" ", 1)[0]
+    clause = head.rfind("; ")
+    if clause >= 0.6 * room:
+        head = head[:clause]
+    return head.rstrip(",;:") + " …"
 
 
 def work_name(key: str) -> str:

@@ -107,7 +107,7 @@ class SimulatedEndpoint:
         Value of the ``Retry-After`` header sent with HTTP 429.
     styles : sequence of str
         Answer styles used in turn: ``"plain"`` (``TRUE. ...``), ``"markdown"``
-        (``**True**``), ``"lower"`` (``  false, because ...``).
+        (``**True**``), ``"lower"`` (two spaces, then ``false, because ...``).
     resample : bool
         Draw every answer afresh (from ``seed`` and the request's number)
         instead of once per ordered pair: a judge at a temperature above 0,
