@@ -66,7 +66,7 @@ _TITLED = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 _ADMONITIONS = {"admonition", "note", "important", "tip", "hint", "warning", "caution", "attention",
                 "danger", "error", "seealso", "dropdown", "topic", "sidebar", "epigraph", "margin"}
 _FIGURES = {"figure", "glue:figure"}
-_TABLES = {"table", "list-table", "csv-table"}
+_TABLES = {"table", "list-table", "csv-table", "ledger-table"}
 _EXERCISES = {"exercise", "exercise-start"}
 _KIND_WORD = {"figure": "Fig.", "table": "Table", "exercise": "Exercise", "equation": "Eq."}
 
@@ -100,6 +100,9 @@ class Book:
         bibliography key -> (text such as "Liu, 2025", link or "").
     records : dict
         ledger id -> stored record (``data/scorecard.json``).
+    substitutions : dict
+        ``parse.myst_substitutions`` of ``_config.yml`` (such as ``repo_url``), which
+        ``{{ ... }}`` expressions in the text read.
     """
 
     chapters: dict = field(default_factory=dict)
@@ -107,6 +110,7 @@ class Book:
     labels: dict = field(default_factory=dict)
     citations: dict = field(default_factory=dict)
     records: dict = field(default_factory=dict)
+    substitutions: dict = field(default_factory=dict)
     root: Path = ROOT
     ledger_page: str = "notebooks/scorecard"
 
@@ -126,11 +130,26 @@ def _strip_inline_markup(text: str) -> str:
     return re.sub(r"[*_]{1,2}([^*_]+)[*_]{1,2}", r"\1", text).strip()
 
 
+def _markdown_outputs(cell) -> str:
+    """The Markdown a code cell's outputs carry (``semvar.tables.show_table`` writes its
+    numbered table as a MyST ``{table}`` there)."""
+    return "\n".join(o.get("data", {}).get("text/markdown", "")
+                     for o in cell.get("outputs", []) if o.get("output_type") != "stream")
+
+
 def _doc_cells(path: Path) -> list[tuple[str, str, dict]]:
-    """(cell type, source, metadata) of a page: the cells of a notebook, or one markdown cell."""
+    """(cell type, source, metadata) of a page: the cells of a notebook, or one markdown cell.
+    A code cell whose outputs hold Markdown (a numbered table) is followed by that Markdown
+    as a cell of type ``"output"``."""
     if path.suffix == ".ipynb":
         nb = nbformat.read(path, as_version=4)
-        return [(c.cell_type, c.source, dict(c.get("metadata", {}))) for c in nb.cells]
+        cells = []
+        for c in nb.cells:
+            cells.append((c.cell_type, c.source, dict(c.get("metadata", {}))))
+            shown = _markdown_outputs(c) if c.cell_type == "code" else ""
+            if shown.strip():
+                cells.append(("output", shown, {}))
+        return cells
     text = path.read_text(encoding="utf-8")
     if text.startswith("---\n"):  # front matter
         end = text.find("\n---\n", 4)
@@ -176,7 +195,7 @@ def _index_page(book: Book, doc: str, path: Path) -> None:
                 if fig.get("name"):
                     book.labels[fig["name"]] = Target(doc, "figure", _strip_inline_markup(str(fig.get("caption", ""))), n)
             continue
-        if cell_type != "markdown":
+        if cell_type not in ("markdown", "output"):
             continue
         lines = source.split("\n")
         i = 0
@@ -215,7 +234,7 @@ def _index_page(book: Book, doc: str, path: Path) -> None:
                     n = number(kind)
                     name_opt = options.get("label") or options.get("name")
                     if name_opt:
-                        caption = opened.group("args").strip()
+                        caption = opened.group("args").strip() or options.get("caption", "")
                         book.labels[name_opt] = Target(doc, kind, _strip_inline_markup(caption), n)
             elif line.strip():
                 for name in pending:  # a label on a paragraph: a place to link to, no title
@@ -278,6 +297,10 @@ def load_book(root: str | Path = ROOT) -> Book:
             book.labels.setdefault(doc, Target(doc, "page", book.titles.get(doc, doc)))
     for bib in sorted((root / "book").glob("*.bib")):
         book.citations.update(_citations(bib))
+    config = root / "_config.yml"
+    if config.is_file():
+        parse = (yaml.safe_load(config.read_text(encoding="utf-8")) or {}).get("parse") or {}
+        book.substitutions = dict(parse.get("myst_substitutions") or {})
     ledger = root / "data" / "scorecard.json"
     if ledger.is_file():
         book.records = {r["id"]: r for r in json.loads(ledger.read_text(encoding="utf-8"))}
@@ -422,7 +445,30 @@ class _Roles:
         return title if title else f"`{target}`"
 
 
+_SUBSTITUTION = re.compile(r"\{\{(?P<expr>[^{}]+)\}\}")
+
+
+def _substitute(text: str, values: dict) -> str:
+    """``{{ expr }}`` rendered as MyST does (a Jinja2 expression over the book's
+    ``myst_substitutions``); an unknown name raises ``KeyError``."""
+    if "{{" not in text:
+        return text
+    import jinja2
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+
+    def repl(m: re.Match) -> str:
+        try:
+            return env.from_string(m.group(0)).render(**values)
+        except jinja2.UndefinedError as exc:
+            raise KeyError(f"substitution {m.group(0)!r}: {exc}") from None
+
+    return _SUBSTITUTION.sub(repl, text)
+
+
 def _inline(text: str, roles: _Roles) -> str:
+    text = _substitute(text, roles.book.substitutions)
+
     def repl(m: re.Match) -> str:
         if m.group("code"):
             return m.group("code")
@@ -509,7 +555,12 @@ class _Converter:
         if name in ("code", "code-block", "sourcecode"):
             return f"```{args}\n{body}\n```"
         if name == "ledger-table":
-            return _ledger_table(self.book, self.doc, options.get("kind", "claim"))
+            table = _ledger_table(self.book, self.doc, options.get("kind", "claim"))
+            t = self.book.labels.get(options.get("name", ""))
+            if t is None or not options.get("caption"):
+                return table
+            anchor = f'<a id="{options["name"]}"></a>'
+            return f"{anchor}**Table {t.number}.** {options['caption']}\n\n{table}"
         if name == "ledger-edition":
             return _ledger_edition(self.book)
         if name == "ledger-cite":

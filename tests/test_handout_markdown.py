@@ -143,6 +143,18 @@ def test_an_unknown_target_is_an_error_not_a_silent_literal(tmp_path, bad, messa
         hm.plain_markdown(bad, "notebooks/01_a", book)
 
 
+def test_substitutions_read_the_config_as_the_book_does(tmp_path):
+    """``{{ expr }}`` (the chapters' "On its own" recipes) is filled from ``_config.yml``."""
+    book = _book(tmp_path)
+    book.substitutions = {"repo_url": "https://example.org/r"}
+    text = "Run {{ '`git clone %s`' % repo_url }} first."
+    assert hm.plain_markdown(text, "notebooks/01_a", book) == "Run `git clone https://example.org/r` first."
+    with pytest.raises(KeyError, match="undefined"):
+        hm.plain_markdown("{{ nobody }}", "notebooks/01_a", book)
+    real = hm.load_book()
+    assert real.substitutions["repo_url"].startswith("https://")
+
+
 def test_blocks_become_headed_markdown(tmp_path):
     book = _book(tmp_path)
     doc = "notebooks/01_a"
