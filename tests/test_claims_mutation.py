@@ -278,14 +278,16 @@ def test_constant_self_similarity(monkeypatch):
                                          "regime.selfsim_consistent_reliable"], "not_replicated"))
 
 
-def test_random_embeddings(monkeypatch):
-    def random_vectors(texts, *a, **k):
-        texts = list(texts)
-        rng = np.random.default_rng(len(texts))
-        e = rng.standard_normal((len(texts), 384)).astype(np.float32)
-        return e / np.linalg.norm(e, axis=1, keepdims=True)
+def _random_vectors(texts, *a, **k):
+    """One random unit vector per text (seeded by how many): embeddings that carry no meaning."""
+    texts = list(texts)
+    rng = np.random.default_rng(len(texts))
+    e = rng.standard_normal((len(texts), 384)).astype(np.float32)
+    return e / np.linalg.norm(e, axis=1, keepdims=True)
 
-    replace_everywhere(monkeypatch, "semvar.similarity", "embed", random_vectors)
+
+def test_random_embeddings(monkeypatch):
+    replace_everywhere(monkeypatch, "semvar.similarity", "embed", _random_vectors)
     assert_flips(["selfsim.examples", "selfsim.threshold", "selfsim.wrong_answers_pass"],
                  {"selfsim.examples": "not_replicated", "selfsim.threshold": "not_replicated"})
 
@@ -418,13 +420,7 @@ def test_ncv_one_too_many(monkeypatch):
 
 def test_random_embeddings_reach_every_embedding_record(monkeypatch):
     """One random unit vector per distinct text: the score then counts exact repeats, which must earn nothing."""
-    def random_vectors(texts, *a, **k):
-        texts = list(texts)
-        rng = np.random.default_rng(len(texts))
-        e = rng.standard_normal((len(texts), 384)).astype(np.float32)
-        return e / np.linalg.norm(e, axis=1, keepdims=True)
-
-    replace_everywhere(monkeypatch, "semvar.similarity", "embed", random_vectors)
+    replace_everywhere(monkeypatch, "semvar.similarity", "embed", _random_vectors)
     assert_flips(["selfsim.consistency", "selfsim.computational_intensity", "regime.selfsim_consistent_reliable"],
                  dict.fromkeys(["selfsim.consistency", "regime.selfsim_consistent_reliable"], "not_replicated"))
 

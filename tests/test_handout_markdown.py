@@ -7,7 +7,6 @@ are executed with nbclient up to their first exercise (all of them:
 ``make check-handouts``).
 """
 
-import importlib.util
 import json
 import re
 import sys
@@ -18,16 +17,10 @@ import pytest
 import yaml
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
+from tests.test_make_student import _load
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
-
-
-def _load(name):
-    spec = importlib.util.spec_from_file_location(f"_scripts_{name}", ROOT / "scripts" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
 
 
 hm = _load("handout_markdown")
