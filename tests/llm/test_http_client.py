@@ -15,11 +15,21 @@ from semvar.testing import SimulatedEndpoint
 from ._helpers import corpus, fast_judge, truth
 
 
-def test_a_users_client_carries_the_requests_and_stays_open():
+def _httpx_modules():
+    """httpx2, and classic httpx where it is installed (JupyterLab brings it)."""
+    try:
+        import httpx
+    except ImportError:
+        return [httpx2]
+    return [httpx2, httpx]
+
+
+@pytest.mark.parametrize("hx", _httpx_modules(), ids=lambda m: m.__name__)
+def test_a_users_client_carries_the_requests_and_stays_open(hx):
     texts, labels = corpus(2, 2)
     seen = []
-    client = httpx2.Client(
-        auth=httpx2.BasicAuth("team", "t0ken"), headers={"X-Team": "semvar"},
+    client = hx.Client(
+        auth=hx.BasicAuth("team", "t0ken"), headers={"X-Team": "semvar"},
         event_hooks={"request": [lambda r: seen.append((r.headers.get("Authorization"), r.headers["X-Team"]))]},
     )
     with client, SimulatedEndpoint(dict(zip(texts, labels))) as ep:
@@ -34,9 +44,10 @@ def test_a_users_client_carries_the_requests_and_stays_open():
     assert "t0ken" not in repr(judge) + str(vars(judge))
 
 
-def test_a_users_client_is_held_to_the_deadline():
+@pytest.mark.parametrize("hx", _httpx_modules(), ids=lambda m: m.__name__)
+def test_a_users_client_is_held_to_the_deadline(hx):
     texts, labels = corpus(2, 1)
-    with httpx2.Client(timeout=600) as client:  # its own timeout is per read: a trickle would never end
+    with hx.Client(timeout=600) as client:  # its own timeout is per read: a trickle would never end
         with SimulatedEndpoint(dict(zip(texts, labels)), fault_every=1, faults=("trickle",), delay=0.1) as ep:
             judge = fast_judge(ep, http_client=client, timeout=0.5, max_retries=1, concurrency=1)
             v = judge.pairs(texts, [[0, 1]])
