@@ -520,7 +520,7 @@ def graph_entropies(
     >>> two = np.kron(np.eye(2), np.ones((3, 3))) - np.eye(6)
     >>> h, k, conf = graph_entropies(np.stack([two, np.ones((6, 6)), np.eye(6)]), random_state=0, return_k=True)
     >>> np.round(h, 4).tolist(), k.tolist()
-    [[0.6931, 0.0, 1.7918], [2, 1, 6]]
+    ([0.6931, 0.0, 1.7918], [2, 1, 6])
     """
     k_all, _ = _check_batch_k(k)
     k_max = check_int(k_max, "k_max", low=1)
