@@ -507,3 +507,24 @@ def test_a_shuffle_improves_no_record(monkeypatch, module, loader, columns, ids)
     result = _shuffle_column(monkeypatch, module, loader, columns, ids)
     print({c: f"{o} -> {n}" for c, (o, n, _) in result.items()})
     assert any(o != n for o, n, _ in result.values()), result
+
+
+# ----------------------------------------------------------------------------- interval widths
+
+
+@pytest.mark.parametrize("factor", [1.3, 3.0])
+def test_a_delong_interval_too_narrow_improves_no_soft_verdict(monkeypatch, factor):
+    """Gemma's soft AUROC is a near-tie (lower end 0.497): an interval too narrow by 1.3 would lift it over 0.5.
+    The record checks DeLong's standard error against a bootstrap's first, so it cannot improve."""
+    from semvar import evaluation
+
+    orig = evaluation.auroc_ci
+
+    def narrower(*a, **k):
+        auc, low, high = orig(*a, **k)
+        return auc, auc - (auc - low) / factor, auc + (high - auc) / factor
+
+    replace_everywhere(monkeypatch, "semvar.evaluation", "auroc_ci", narrower)
+    result = moves(["localjudge.soft_ranks"])
+    old, new, note = result["localjudge.soft_ranks"]
+    assert (old, new) == ("not_replicated", "not_replicated") and "bootstrap" in note, result

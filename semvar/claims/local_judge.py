@@ -86,7 +86,10 @@ def _small_models_pq(quick: bool) -> Outcome:
     paper_value="not stated (Table 2 reads the words TRUE and FALSE)",
     tolerance=(
         "SAS, the paper's prompt, one order of each pair: replicated if the lower end of the DeLong 95 % interval of "
-        "the AUROC of pi exceeds 0.5 for both models; partly if for one; else not_replicated"
+        "the AUROC of pi exceeds 0.5 for both models; partly if for one; else not_replicated. The decision is a "
+        "near-tie for Gemma (lower end within 0.01 of 0.5), so the interval is checked first: DeLong's standard "
+        "error must lie within a factor 1.25 of a stratified bootstrap's (400 resamples, seed 0) for each model, "
+        "else not_replicated (an interval too narrow would decide the tie)"
     ),
     notebook=NOTEBOOK,
     kind="finding",
@@ -99,7 +102,29 @@ def _soft_ranks(quick: bool) -> Outcome:
              for r in a.itertuples(index=False)}
     above = [m for m, v in value.items() if v["ci"][0] > 0.5]
     note = "; ".join(f"{m}: AUROC {v['auroc']:.3f} [{v['ci'][0]:.3f}, {v['ci'][1]:.3f}]" for m, v in value.items())
+    d = calls[(calls.order == "ab") & (calls.set == "sas") & (calls.prompt == "liu2025") & (calls.label >= 0)
+              & calls.pi.notna()]
+    for model, g in d.groupby("model", sort=True):
+        ratio = _delong_to_bootstrap(g.pi.to_numpy(float), g.label.to_numpy().astype(bool))
+        value[model]["se_delong_over_bootstrap"] = round(ratio, 3)
+        if not 0.8 <= ratio <= 1.25:
+            return decide(value, False, f"{note}; {model}: DeLong's standard error is {ratio:.2f} times a "
+                          "bootstrap's, so its interval cannot decide the near-tie", partly=False)
     return decide(value, len(above) == len(value) == 2, note, partly=bool(above))
+
+
+def _delong_to_bootstrap(score: np.ndarray, positive: np.ndarray, reps: int = 400) -> float:
+    """DeLong's standard error of the AUROC (from :func:`semvar.evaluation.auroc_ci`) over a stratified bootstrap's
+    (resampling positives and negatives separately, seed 0)."""
+    from ..evaluation import auroc, auroc_ci
+
+    _, low, high = auroc_ci(score, positive)
+    se_delong = (high - low) / (2 * 1.959964)
+    pos, neg = score[positive], score[~positive]
+    rng = np.random.default_rng(0)
+    flags = np.r_[np.ones(len(pos), bool), np.zeros(len(neg), bool)]
+    boot = [auroc(np.r_[rng.choice(pos, len(pos)), rng.choice(neg, len(neg))], flags) for _ in range(reps)]
+    return float(se_delong / np.std(boot, ddof=1))
 
 
 @claim(
