@@ -124,7 +124,10 @@ def _delong_to_bootstrap(score: np.ndarray, positive: np.ndarray, reps: int = 40
     rng = np.random.default_rng(0)
     flags = np.r_[np.ones(len(pos), bool), np.zeros(len(neg), bool)]
     boot = [auroc(np.r_[rng.choice(pos, len(pos)), rng.choice(neg, len(neg))], flags) for _ in range(reps)]
-    return float(se_delong / np.std(boot, ddof=1))
+    se_boot = float(np.std(boot, ddof=1))
+    if se_boot == 0:  # a perfect (or empty) ranking: no resample moves it, and DeLong's error must be 0 too
+        return 1.0 if se_delong == 0 else float("inf")
+    return float(se_delong / se_boot)
 
 
 @claim(
