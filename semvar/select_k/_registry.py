@@ -121,7 +121,7 @@ def rule(function: Callable[..., KSelection] | None = None, *, name: str | None 
     name : str or None
         The rule's name; None: the public function's ``__name__``.
     verdicts, spectrum, sparse, random_state, combines, rank
-        As for :class:`Rule`.
+        As for the registry's record of a rule (``Rule`` in ``semvar.select_k._registry``).
 
     Returns
     -------
