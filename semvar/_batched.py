@@ -53,6 +53,10 @@ GAP_TIE = 1e-9
 
 _N_INIT = 10
 
+#: Graphs of up to this many texts find their components by :func:`first_reachable` (matrix products
+#: for the whole stack); larger ones one at a time, by :func:`scipy.sparse.csgraph.connected_components`.
+CLOSURE_N = 64
+
 
 # --------------------------------------------------------------------------- the rule's pieces
 def spectra(C: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -165,48 +169,64 @@ def auto_entropies(
     """
     rng_of = rngs if callable(rngs) else rngs.__getitem__
     m = len(graphs)
+    # graphs of one size are looked at as one stack: which are "simple" (every text has an edge, one
+    # component), and the parts of the others, without a Python step per graph
+    by_size: dict[int, list[int]] = {}
+    if isinstance(graphs, np.ndarray) and graphs.ndim == 3:
+        if m:
+            by_size[graphs.shape[1]] = list(range(m))
+    else:
+        for i in range(m):
+            by_size.setdefault(graphs[i].shape[0], []).append(i)
+    simple_of: dict[int, tuple[np.ndarray, np.ndarray]] = {}  # size -> (graphs, their stack)
     # the problems of the stack: (graph, core, texts of the part in the graph, whole core small)
     problems: list[tuple[int, np.ndarray, np.ndarray | None, bool]] = []
     plan: dict[int, tuple] = {}  # graph -> (n, isolated texts, parts as index arrays in order) for the others
-    stacked = isinstance(graphs, np.ndarray) and graphs.ndim == 3 and m > 0
+    for n, idx in by_size.items():
+        S = graphs if len(idx) == m and isinstance(graphs, np.ndarray) else np.stack([graphs[i] for i in idx])
+        keep = S.sum(2) > 0  # (B, n): the texts with an edge
+        first = first_reachable(S) if n <= CLOSURE_N else None
+        if first is not None and n >= 3:
+            is_simple = keep.all(1) & (first == 0).all(1)
+        else:
+            is_simple = np.zeros(len(idx), dtype=bool)
+        if is_simple.any():
+            rows = np.flatnonzero(is_simple)
+            simple_of[n] = (np.asarray(idx)[rows], S[rows])
+        for b in np.flatnonzero(~is_simple).tolist():
+            i, A, kb = idx[b], S[b], keep[b]
+            core_idx = np.flatnonzero(kb)
+            if first is None:
+                parts = [core_idx[p] for p in _parts(A[np.ix_(kb, kb)])] if core_idx.size else []
+            else:  # each text's first reachable text names its component; parts in order of first text
+                fc = first[b, core_idx]
+                parts = [core_idx[fc == u] for u in np.unique(fc).tolist()]
+            small = core_idx.size <= AUTO_SMALL
+            ran = 0
+            for p in parts:
+                if p.size >= 3:
+                    ran += 1
+                    problems.append((i, A[np.ix_(p, p)], p, small))
+            plan[i] = (n, np.flatnonzero(~kb), parts, ran)
     simple = np.zeros(m, dtype=bool)
-    if stacked and graphs.shape[1] >= 3:
-        rows = np.flatnonzero((graphs.sum(2) > 0).all(1))  # no isolated text
-        simple[rows[_connected(graphs[rows])]] = True
-    for i in range(m):
-        if simple[i]:
-            continue
-        A = graphs[i]
-        keep = A.sum(1) > 0
-        core_idx = np.flatnonzero(keep)
-        parts = _parts(A[np.ix_(keep, keep)]) if core_idx.size else []
-        small = core_idx.size <= AUTO_SMALL
-        ran = []
-        for p in parts:
-            if p.size >= 3:
-                ran.append(p)
-                problems.append((i, A[np.ix_(core_idx[p], core_idx[p])], core_idx[p], small))
-        plan[i] = (A.shape[0], np.flatnonzero(~keep), [core_idx[p] for p in parts], len(ran))
-    n_all = graphs.shape[1] if stacked else 0
+    for rows, _ in simple_of.values():
+        simple[rows] = True
     # every problem's K and confidence, solved by size
     k_of: dict[int, int] = {}
     conf_of: dict[int, float] = {}
     V_of: dict[int, tuple] = {}
     groups: dict[int, list[int]] = {}
-    simple_rows = np.flatnonzero(simple)
     for j, (_, C, _, _) in enumerate(problems):
         groups.setdefault(C.shape[0], []).append(j)
-    solved = []  # (size, problem ids or None for the simple graphs, ks, confs, V)
-    if simple_rows.size:
-        C = graphs[simple_rows]
-        solved.append((n_all, None, *_rule(C, min(k_max, n_all - 1), n_all <= AUTO_SMALL)))
+    solved = []  # (problem ids or graph indices (as ~index: problems), ks, confs, V)
+    for n, (rows, C) in simple_of.items():
+        solved.append((rows.tolist(), *_rule(C, min(k_max, n - 1), n <= AUTO_SMALL)))
     for nc, js in groups.items():
         C = np.stack([problems[j][1] for j in js])
         smalls = np.array([problems[j][3] for j in js])
-        solved.append((nc, js, *_rule(C, min(k_max, nc - 1), smalls)))
-    for _nc, js, kc, conf, V in solved:
-        for b in range(kc.size):
-            key = int(simple_rows[b]) if js is None else ~js[b]  # graphs by index, problems by ~index
+        solved.append(([~j for j in js], *_rule(C, min(k_max, nc - 1), smalls)))
+    for keys, kc, conf, V in solved:
+        for b, key in enumerate(keys):  # graphs by index, problems by ~index
             k_of[key], conf_of[key], V_of[key] = int(kc[b]), float(conf[b]), (V, b)
     # the draws: each graph's parts in order (a simple graph is one part)
     seeds: dict[int, int] = {}
@@ -233,18 +253,18 @@ def auto_entropies(
     out: list = [None] * m
     # simple graphs: their entropies together, by number of clusters found (a k-means answer may leave a cluster
     # empty), so that every row holds the positive counts entropies() sums
-    if simple_rows.size:
-        L = np.zeros((simple_rows.size, n_all), dtype=np.int64)
-        for r, i in enumerate(simple_rows.tolist()):
+    for n, (rows, _) in simple_of.items():
+        L = np.zeros((rows.size, n), dtype=np.int64)
+        for r, i in enumerate(rows.tolist()):
             if i in labels_of:
                 L[r] = labels_of[i]
-        L = np.where((np.array([k_of[i] for i in simple_rows.tolist()]) > 1)[:, None], L, 0)
+        L = np.where((np.array([k_of[i] for i in rows.tolist()]) > 1)[:, None], L, 0)
         found = _n_used(L)
         for p in np.unique(found).tolist():
             rs = np.flatnonzero(found == p)
             h = entropies(_counts(L[rs], p))
             for r, hr in zip(rs.tolist(), h.tolist()):
-                i = int(simple_rows[r])
+                i = int(rows[r])
                 out[i] = (hr, k_of[i], conf_of[i])
     for i, (n, isolated, parts, _ran) in plan.items():
         labels = np.empty(n, dtype=np.int64)
@@ -284,13 +304,19 @@ def _parts(core: np.ndarray) -> list[np.ndarray]:
     return [np.flatnonzero(labels == c) for c in np.argsort(first, kind="stable")]
 
 
-def _connected(C: np.ndarray) -> np.ndarray:
-    """Whether each stacked graph ``C[b]`` is connected: reachability by repeated squaring of ``(C > 0) + I``."""
+def first_reachable(C: np.ndarray) -> np.ndarray:
+    """For each text of each stacked graph ``C[b]`` (B, n, n), the smallest index of a text it can reach.
+
+    Two texts share a connected component exactly when they share this value, and components
+    numbered by it come in order of their first texts (a text without an edge reaches only
+    itself).  Reachability by repeated squaring of ``(C > 0) + I``: ``ceil(log2(n - 1))``
+    boolean matrix products, for all graphs at once.
+    """
     n = C.shape[1]
     R = ((C > 0) | np.eye(n, dtype=bool)).astype(np.float32)
     for _ in range(max(int(np.ceil(np.log2(max(n - 1, 1)))), 1)):
         R = (np.matmul(R, R) > 0).astype(np.float32)
-    return R[:, 0, :].all(axis=1)
+    return (R > 0).argmax(axis=2)
 
 
 def _n_used(L: np.ndarray) -> np.ndarray:
