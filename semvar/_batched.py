@@ -93,9 +93,10 @@ def icl_scores(C: np.ndarray, w: np.ndarray, V: np.ndarray, kc_max: int, floor: 
         rows = np.flatnonzero(k_up >= k)
         if rows.size == 0:
             break
-        z = pivoted_many(V[rows][:, :, :k], k)
+        every = rows.size == B  # all graphs still in: no copy of the stack
+        z = pivoted_many(V[:, :, :k] if every else V[rows, :, :k], k)
         labels[k] = (rows, z)
-        icl, valid = _icl_judge(C[rows], z, k, e_all[rows], N_all)
+        icl, valid = _icl_judge(C if every else C[rows], z, k, e_all[rows], N_all)
         scores[rows[valid], k - 1] = icl[valid]
     return scores, labels
 

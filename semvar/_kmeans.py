@@ -34,6 +34,9 @@ __all__ = ["kmeans", "kmeans_pivoted", "kmeans_many", "pivoted_many"]
 
 MAX_ITER = 300
 
+#: Problems clustered together: their work arrays (restarts x texts x centres) stay in cache.
+BLOCK = 256
+
 
 def kmeans(
     X: np.ndarray, k: int, rng: np.random.Generator, *, n_init: int = 10, max_iter: int = MAX_ITER,
@@ -110,6 +113,19 @@ def kmeans_many(
         for c in range(1, k):
             unif[b, c - 1] = rng.random((R, trials))
             fallback[b, c - 1] = rng.integers(n, size=(R, trials))
+    labels = np.empty((B, n), dtype=np.int64)
+    inertia = np.empty(B)
+    for s in range(0, B, BLOCK):  # blocks small enough for the work arrays to stay in cache
+        e = min(B, s + BLOCK)
+        labels[s:e], inertia[s:e] = _restarts(X[s:e], k, first[s:e], unif[s:e], fallback[s:e], max_iter)
+    return labels, inertia
+
+
+def _restarts(X, k, first, unif, fallback, max_iter):
+    """Seed and run every restart of each problem of ``X`` (B, n, d) from its draws; the best labels, inertias."""
+    B, n, d = X.shape
+    R = first.shape[1]
+    RK = R * k
     sq = np.einsum("bnd,bnd->bn", X, X)
     bidx = np.arange(B)
     C = np.empty((B, R, k, d))
@@ -128,19 +144,21 @@ def kmeans_many(
         best = cand[bidx[:, None], rows[None, :], pot.argmin(2)]  # (B, R)
         C[:, :, c] = X[bidx[:, None], best]
         D2 = np.minimum(D2, pair[bidx[:, None], best])
+    # Lloyd's iterations, every restart's centres side by side: distances (B, n, R * k), labels (B, n, R)
     slots = np.arange(k)
-    dist = _sqdist(X, sq, C)
-    labels = dist.argmin(3)
+    Cf = C.reshape(B, RK, d)
+    dist = _sqdist_flat(X, sq, Cf)
+    labels = dist.reshape(B, n, R, k).argmin(3)
     act = np.arange(B)  # the problems with a restart still moving; the others' labels and distances are final
-    Xa, sqa, Ca = X, sq, C
+    Xa, sqa, Ca = X, sq, Cf
     for _ in range(max_iter):
         la = labels[act]
-        onehot = (la[:, :, :, None] == slots).astype(float)  # (b, R, n, k)
-        counts = onehot.sum(2)
-        sums = np.matmul(onehot.transpose(0, 1, 3, 2), Xa[:, None])  # (b, R, k, d)
-        Ca = np.where(counts[:, :, :, None] > 0, sums / np.maximum(counts, 1.0)[:, :, :, None], Ca)
-        dist_new = _sqdist(Xa, sqa, Ca)
-        new = dist_new.argmin(3)
+        onehot = (la[:, :, :, None] == slots).reshape(act.size, n, RK).astype(float)
+        counts = onehot.sum(1)  # (b, R * k)
+        sums = np.matmul(onehot.transpose(0, 2, 1), Xa)  # (b, R * k, d)
+        Ca = np.where(counts[:, :, None] > 0, sums / np.maximum(counts, 1.0)[:, :, None], Ca)
+        dist_new = _sqdist_flat(Xa, sqa, Ca)
+        new = dist_new.reshape(act.size, n, R, k).argmin(3)
         dist[act] = dist_new
         labels[act] = new
         moving = ~(new == la).all(axis=(1, 2))
@@ -149,9 +167,10 @@ def kmeans_many(
             if not act.size:
                 break
             Xa, sqa, Ca = Xa[moving], sqa[moving], Ca[moving]
-    inertia = np.take_along_axis(dist, labels[:, :, :, None], axis=3)[:, :, :, 0].sum(2)  # (B, R)
+    own = np.take_along_axis(dist.reshape(B, n, R, k), labels[:, :, :, None], axis=3)[:, :, :, 0]
+    inertia = np.ascontiguousarray(own.transpose(0, 2, 1)).sum(2)  # (B, R), each a sum over a contiguous row
     best = np.argmin(inertia, axis=1)
-    return labels[bidx, best].astype(np.int64), inertia[bidx, best]
+    return labels[bidx, :, best], inertia[bidx, best]
 
 
 def kmeans_pivoted(X: np.ndarray, k: int, *, max_iter: int = MAX_ITER) -> np.ndarray:
@@ -194,7 +213,10 @@ def pivoted_many(X: np.ndarray, k: int, *, max_iter: int = MAX_ITER) -> np.ndarr
     Xa, Ca = X, C
     for it in range(max_iter):
         # |x|^2 does not move the argmin
-        new = (np.einsum("bkd,bkd->bk", Ca, Ca)[:, None, :] - 2.0 * np.matmul(Xa, Ca.transpose(0, 2, 1))).argmin(2)
+        cross = np.matmul(Xa, Ca.transpose(0, 2, 1))
+        cross *= -2.0
+        cross += np.einsum("bkd,bkd->bk", Ca, Ca)[:, None, :]
+        new = cross.argmin(2)
         if it:
             moving = ~(new == labels[act]).all(1)
             if not moving.all():
@@ -207,6 +229,19 @@ def pivoted_many(X: np.ndarray, k: int, *, max_iter: int = MAX_ITER) -> np.ndarr
         means = np.matmul(onehot.transpose(0, 2, 1), Xa) / np.maximum(counts, 1.0)[:, :, None]
         Ca = np.where(counts[:, :, None] > 0, means, Ca)
     return labels.astype(np.int64)
+
+
+def _sqdist_flat(X: np.ndarray, sq: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Squared distances (B, n, m) between the rows of ``X[b]`` (B, n, d) and centres ``C`` (B, m, d).
+
+    The arithmetic of :func:`_sqdist` (``|x|^2 - 2 x.c + |c|^2``, clipped at zero), with the centres
+    of every restart in one matrix product per problem.
+    """
+    out = np.matmul(X, C.transpose(0, 2, 1))
+    out *= -2.0
+    out += sq[:, :, None]
+    out += np.einsum("bmd,bmd->bm", C, C)[:, None, :]
+    return np.maximum(out, 0.0, out=out)
 
 
 def _sqdist(X: np.ndarray, sq: np.ndarray, C: np.ndarray) -> np.ndarray:
