@@ -129,7 +129,7 @@ if TYPE_CHECKING:
 __all__ = [
     "semantic_spectral_entropy", "semantic_spectral_entropies", "semantic_von_neumann_entropy", "graph_entropy",
     "graph_entropies",
-    "BatchError", "BatchInputError", "UnresolvedError", "entropy_range", "FAST_N",
+    "BatchError", "BatchInputError", "UnresolvedError", "entropy_range", "FAST_N", "CHUNK_ENTRIES",
 ]
 
 #: Graphs of at most this many texts take the small-graph path (see the module notes).
@@ -144,6 +144,10 @@ WORKER_START_S = 1.7
 #: Seconds of prompts :func:`semantic_spectral_entropies` solves in this process, timing them, before
 #: it decides whether workers would pay (at least one chunk).
 PROBE_S = 0.2
+
+#: Matrix entries (``n * n`` a graph of ``n`` texts) at which a chunk of :func:`semantic_spectral_entropies`
+#: ends before ``chunk_size`` prompts: about 16 MB a stack of float graphs.
+CHUNK_ENTRIES = 2_000_000
 
 #: Prompts of a generator read ahead to learn how many remain (with ``n_jobs`` other than 1).
 READ_AHEAD = 5000
@@ -707,7 +711,7 @@ def semantic_spectral_entropies(
     n_jobs: int | None = 1,
     random_state: RandomStateLike = None,
     return_k: bool = False,
-    chunk_size: int = 128,
+    chunk_size: int = 512,
     progress: bool = False,
     errors: str = "raise",
     max_unresolved: float = 0.0,
@@ -758,8 +762,11 @@ def semantic_spectral_entropies(
         same verdicts everywhere when each prompt has its own judge object.
     return_k : bool, default=False
         Also return the chosen ``K`` and the rule's confidence of each prompt.
-    chunk_size : int, default=128
-        Prompts per task sent to a worker.
+    chunk_size : int, default=512
+        Largest number of prompts solved together (one task of a worker);
+        a chunk also ends once its graphs hold :data:`CHUNK_ENTRIES`
+        matrix entries (about 5,000 prompts of 20 texts, 23 of 300), so
+        that a chunk of large graphs stays small in memory.
     progress : bool, default=False
         Show a tqdm progress bar over the prompts.
     errors : {"raise", "skip"}, default="raise"
@@ -1092,16 +1099,30 @@ def _pack(h, labels, sel, return_labels, return_k):
 
 
 # --------------------------------------------------------------------------- batches
-def _chunks(items, size: int):
-    """``(start index, list of items)`` in chunks of ``size``, consumed lazily."""
-    it = iter(items)
-    start = 0
-    while True:
-        chunk = list(itertools.islice(it, size))
-        if not chunk:
-            return
+def _chunks(items, size: int, entries: int | None = None):
+    """``(start index, list of items)`` in chunks of at most ``size`` items, consumed lazily.
+
+    A chunk also ends once the graphs of its problems (``n x n`` for ``n`` texts) hold ``entries``
+    (default :data:`CHUNK_ENTRIES`) matrix entries; a problem whose texts cannot be counted counts as one.
+    """
+    entries = CHUNK_ENTRIES if entries is None else entries
+    start, chunk, held = 0, [], 0
+    for item in items:
+        chunk.append(item)
+        held += _entries_of(item)
+        if len(chunk) >= size or held >= entries:
+            yield start, chunk
+            start += len(chunk)
+            chunk, held = [], 0
+    if chunk:
         yield start, chunk
-        start += len(chunk)
+
+
+def _entries_of(item) -> int:
+    try:
+        return len(item[0][0]) ** 2  # (problem, k) with problem = (texts, judge)
+    except Exception:  # noqa: BLE001 - a malformed problem is refused, with its index, when it is solved
+        return 1
 
 
 def _solve_chunk(start, chunk, k_max, laplacian, entropy, spawn_key, pool_size, skip=False, max_unresolved=0.0):

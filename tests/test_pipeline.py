@@ -504,3 +504,15 @@ def test_n_jobs_2_on_a_small_batch_starts_no_worker(monkeypatch):
     a = semantic_spectral_entropies(problems, n_jobs=2, random_state=0, chunk_size=16)
     problems = [([f"t{i}" for i in range(8)], SBMJudge(block_labels([4, 4]), 0.9, 0.1, random_state=s)) for s in range(300)]
     np.testing.assert_array_equal(a, semantic_spectral_entropies(problems, random_state=0, chunk_size=16))
+
+
+def test_chunks_end_at_the_prompt_count_or_the_matrix_entries_whichever_comes_first():
+    """Chunks of small graphs hold ``chunk_size`` prompts; chunks of large graphs end at CHUNK_ENTRIES entries,
+    so a batch of 300-text prompts never stacks 512 of them; the indices run on across chunks."""
+    small = [((["a"] * 20, None), "auto")] * 1100
+    assert [(start, len(c)) for start, c in pipeline._chunks(small, 512)] == [(0, 512), (512, 512), (1024, 76)]
+    large = [((["a"] * 300, None), "auto")] * 60
+    sizes = [len(c) for _, c in pipeline._chunks(large, 512)]
+    assert sum(sizes) == 60 and max(sizes) == -(-pipeline.CHUNK_ENTRIES // 300**2)
+    odd = [(5, "auto"), ((None, None), "auto")]  # malformed problems count as one entry; refused when solved
+    assert [len(c) for _, c in pipeline._chunks(odd, 512)] == [2]
