@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._common import KSelection, _check_verdicts
+from ._common import KSelection, check_verdict_weights
 
 __all__ = ["Rule", "RULES", "METHODS", "register", "rule", "run"]
 
@@ -169,4 +169,4 @@ def _check_rule_weights(A, name: str) -> None:
     via = None if asks == (name,) else name
     for other in asks:
         if RULES[other].verdicts:
-            _check_verdicts(A, other, via)
+            check_verdict_weights(A, other, via)
