@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import scipy.linalg as la
@@ -298,7 +299,8 @@ def on_core(method: str, A: np.ndarray, k_max: int, run: Callable, min_nodes: in
     else:
         count, labels = (1, None) if sp.issparse(core) else parts(core, None if true_parts else Oc)
         if count > 1:
-            res = with_singletons(decomposed(method, core, count, labels, k_max, run, min_nodes, Oc), m)
+            parted = cast(np.ndarray, labels)  # count > 1: a dense core's parts
+            res = with_singletons(decomposed(method, core, count, parted, k_max, run, min_nodes, Oc), m)
         else:
             res = run(core, kc_max) if Oc is None else run(core, kc_max, Oc)
             res.details["core_k"] = res.k

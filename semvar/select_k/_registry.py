@@ -128,12 +128,10 @@ def rule(function: Callable[..., KSelection] | None = None, *, name: str | None 
     callable
         The decorator; it returns the decorated function unchanged.
     """
-    traits = dict(verdicts=verdicts, spectrum=spectrum, sparse=sparse, random_state=random_state,
-                  combines=combines, rank=rank)
-
     def decorate(f: Callable) -> Callable:
         public, runner = (function, f) if function is not None else (f, _plain_runner(f, random_state))
-        register(Rule(name or public.__name__, public, runner, **traits))
+        register(Rule(name or public.__name__, public, runner, verdicts=verdicts, spectrum=spectrum, sparse=sparse,
+                      random_state=random_state, combines=combines, rank=rank))
         return f
 
     return decorate

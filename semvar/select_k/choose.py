@@ -9,6 +9,7 @@ texts with an edge from the spectrum the rule read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -99,7 +100,7 @@ def choose_k(
     check_option(method, "method", METHODS)
     check_bool(check_input, "check_input")
     check_bool(return_selection, "return_selection")
-    A = check_adjacency(adjacency) if check_input else adjacency
+    A = check_adjacency(adjacency) if check_input else cast("np.ndarray | sp.csr_array", adjacency)
     n = A.shape[0]
     k_max = check_int(k_max, "k_max", low=1)
     check_n(n)

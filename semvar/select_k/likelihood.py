@@ -353,7 +353,7 @@ def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str,
         spectrum = normalized_top(_completed(core, O), kc_max + 1)
     w, V = spectrum[:2] if spectrum is not None else normalized_top(core, kc_max + 1)
     floor = spectrum[2] if spectrum is not None and len(spectrum) > 2 else 0.0  # see _sparse._bulk_top
-    k_up = int(min(kc_max, max(np.count_nonzero(w[:kc_max] > floor), 1)))
+    k_up = int(min(kc_max, max(int(np.count_nonzero(w[:kc_max] > floor)), 1)))
     if value is _icl_value and model == "judge" and O is None and not sp.issparse(core):
         scores, by_k = icl_scores(core[None], w[None], V[None], kc_max, floor)
         return _criterion_result(name, kc_max, scores[0], {k: z[0] for k, (_, z) in by_k.items()}, model, k_up)
