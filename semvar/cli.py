@@ -18,6 +18,7 @@ import sys
 import tempfile
 import warnings
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
@@ -255,9 +256,10 @@ def _ask(args: argparse.Namespace, judge: LLMJudge, run: _Inputs):
     """The pairs asked, their (masked) verdicts, and the adaptive design's result (None for a fixed list)."""
     try:
         if run.pairs is None:  # --pairs reps:R: each text against one representative per meaning, plus R checks
-            design = design_representatives(judge, run.distinct, extra=_reps_extra(args.pairs),
-                                            random_state=args.seed, collapse=False)
-            return design.pairs, np.ma.masked_invalid(design.verdicts).astype(bool), design
+            extra = cast(int, _reps_extra(args.pairs))  # an R: --pairs is reps:R here
+            design = design_representatives(judge, run.distinct, extra=extra, random_state=args.seed, collapse=False)
+            verdicts = cast(np.ndarray, design.verdicts)  # a design's result always carries its verdicts
+            return design.pairs, np.ma.masked_invalid(verdicts).astype(bool), design
         return run.pairs, judge.pairs(run.distinct, run.pairs), None
     except (LLMJudgeError, CacheError) as exc:
         judge.close()
@@ -483,7 +485,8 @@ def _summary(args: argparse.Namespace, run: _Inputs, judge: LLMJudge, result: di
 def _compare_with_labels(result: dict, run: _Inputs, pairs, verdicts) -> str:
     """Add the judge's p and q against the file's labels, and the true entropy, to ``result``; the summary line."""
     index: dict = {}  # each label a whole number, compared as the value it is (never as text: "a" is not "a\x00")
-    codes = np.array([index.setdefault(lab, len(index)) for lab in run.labels], dtype=np.int64)
+    labels = cast(list, run.labels)  # called only for a file with labels
+    codes = np.array([index.setdefault(lab, len(index)) for lab in labels], dtype=np.int64)
     est = estimate_pq(verdicts, codes[run.first], pairs)
     result["pq"] = {"p": est.p, "q": est.q, "n_same": est.n_same, "n_diff": est.n_diff}
     result["true_labels"] = run.labels

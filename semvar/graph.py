@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, cast, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -41,6 +42,9 @@ from ._validation import (
     split_verdicts,
 )
 from .pair_budget import budget_snr, pairs_needed  # noqa: F401  (the budget law's earlier home; documented there)
+
+if TYPE_CHECKING:
+    from .judges import Judge
 
 __all__ = [
     "UnjudgedError",
@@ -421,16 +425,21 @@ def judge_graph(
     n = len(texts)
     P = all_pairs(n) if pairs is None else check_pairs(check_unmasked(pairs, "pairs"), n)
     verdicts = _ask(judge, texts, P)
-    stats = getattr(judge, "stats", None)
-    why = stats.why_unjudged() if callable(getattr(stats, "why_unjudged", None)) else None
-    check_judged(P, verdicts, n, reasons=why or None)
+    check_judged(P, verdicts, n, reasons=_why_unjudged(judge) or None)
     return adjacency_from_verdicts(n, P, verdicts, return_mask=return_mask)
 
 
-def _ask(judge: object, texts: list[str], P: np.ndarray) -> np.ndarray:
+def _ask(judge: object, texts: Sequence[str], P: np.ndarray) -> np.ndarray:
     """The judge's verdicts on pairs ``P`` of ``texts``, checked (:func:`~semvar._validation.check_verdicts`) before
     any is read: what a judge returns that is not one verdict per pair is an error that names the judge."""
-    return check_verdicts(judge.pairs(texts, P), P.shape[0], source=f"{type(judge).__name__}.pairs")
+    asked = cast("Judge", judge).pairs(texts, P)  # check_judge has seen its callable pairs method
+    return check_verdicts(asked, P.shape[0], source=f"{type(judge).__name__}.pairs")
+
+
+def _why_unjudged(judge: object) -> str | None:
+    """Why the judge left pairs unjudged (``judge.stats.why_unjudged()``), for a judge that keeps such stats."""
+    why = getattr(getattr(judge, "stats", None), "why_unjudged", None)
+    return why() if callable(why) else None
 
 
 def block_labels(sizes: ArrayLike) -> np.ndarray:
@@ -660,6 +669,18 @@ class DesignResult:
         return lab[self.inverse]  # a masked unique text's label stays masked in each of its copies
 
 
+@overload
+def collapse_duplicates(
+    texts: Sequence[str], *, return_first: Literal[False] = ...
+) -> tuple[list[str], np.ndarray]: ...
+@overload
+def collapse_duplicates(
+    texts: Sequence[str], *, return_first: Literal[True]
+) -> tuple[list[str], np.ndarray, np.ndarray]: ...
+@overload
+def collapse_duplicates(
+    texts: Sequence[str], *, return_first: bool
+) -> tuple[list[str], np.ndarray] | tuple[list[str], np.ndarray, np.ndarray]: ...
 def collapse_duplicates(
     texts: Sequence[str], *, return_first: bool = False
 ) -> tuple[list[str], np.ndarray] | tuple[list[str], np.ndarray, np.ndarray]:
@@ -698,7 +719,7 @@ def collapse_duplicates(
     inverse = np.empty(len(texts), dtype=np.int64)
     for i, t in enumerate(texts):
         inverse[i] = index.setdefault(t, len(index))
-    unique = [None] * len(index)
+    unique: list[str] = [""] * len(index)
     for t, j in index.items():
         unique[j] = t
     if not return_first:
@@ -785,9 +806,7 @@ def _judged(judge, texts, first, pairs, design, inverse, labels=None, verdicts=N
     if verdicts is None:
         verdicts = _ask(judge, texts, first[pairs]) if pairs.shape[0] else np.zeros(0, dtype=bool)
     if pairs.shape[0]:  # a design may ask nothing (one distinct text, or s = 0); what it asks must be answered
-        stats = getattr(judge, "stats", None)
-        why = stats.why_unjudged() if callable(getattr(stats, "why_unjudged", None)) else None
-        check_judged(pairs, verdicts, first.shape[0], reasons=why or None)
+        check_judged(pairs, verdicts, first.shape[0], reasons=_why_unjudged(judge) or None)
     A, O = adjacency_from_verdicts(first.shape[0], pairs, verdicts, return_mask=True)
     v, judged = split_verdicts(verdicts, pairs.shape[0])
     return DesignResult(design, int(pairs.shape[0]), pairs, A, O, inverse, labels, np.where(judged, v, np.nan))
@@ -1188,14 +1207,14 @@ def refine_partition(
     rates = _check_rates(rates)
     if labels is None:
         A = adjacency_from_verdicts(n, P, np.ma.MaskedArray(np.nan_to_num(v), mask=~judged))
-        labels = connected_components(A, directed=False)[1]
+        codes: np.ndarray = connected_components(A, directed=False)[1]
     else:
         labels = check_unmasked(labels, "labels")
         shape = np.shape(labels) if isinstance(labels, np.ndarray) else np.asarray(labels, dtype=object).shape
         if len(shape) != 1 or shape[0] != n:
             raise ValueError(f"labels must have one entry per text ({n}), got shape {shape}")
-        labels, _ = check_label_codes(labels, "labels", n=n)
-    return _refine(n, P, v.astype(float), labels, max_iter, rates)
+        codes, _ = check_label_codes(labels, "labels", n=n)
+    return _refine(n, P, v.astype(float), codes, max_iter, rates)
 
 
 #: what :func:`design_representatives` compares a new text with
@@ -1391,7 +1410,7 @@ def _check_order(order, m: int) -> np.ndarray:
 class _AskLog:
     """The pairs of unique texts an adaptive design has asked, their verdicts (NaN: unjudged), and the set seen."""
 
-    def __init__(self, judge, texts, first):
+    def __init__(self, judge: object, texts: Sequence[str], first: np.ndarray) -> None:
         self.judge, self.texts, self.first = judge, texts, first
         self.asked: list[tuple[int, int]] = []
         self.verdicts: list[float] = []

@@ -334,6 +334,7 @@ class EmbeddingJudge:
         texts = check_texts(texts)
         todo = list(dict.fromkeys(t for t in texts if t not in self._cache))
         if todo:
+            U: ArrayLike
             if self._encode is None:
                 from .similarity import embed
 
@@ -716,7 +717,7 @@ class ExactMatchJudge:
     [True, False]
     """
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._cache: dict[str, str] = {}
 
     def normalized(self, text: str) -> str:

@@ -61,6 +61,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import scipy.linalg as la
@@ -103,7 +104,7 @@ _SYMMETRY_ATOL = 1e-8
 # --------------------------------------------------------------------------- checks
 def _as_square(x: ArrayLike, name: str) -> np.ndarray:
     if sp.issparse(x):
-        x = x.toarray()
+        x = cast("sp.sparray", x).toarray()  # scipy ships no types, so issparse does not narrow ``x``
     raw = np.asarray(x) if not isinstance(x, np.ndarray) else x
     if raw.dtype.kind not in "biufc" and raw.dtype != object:
         raise ValueError(f"{name} must hold numbers or booleans, got dtype {raw.dtype}")

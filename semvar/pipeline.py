@@ -90,9 +90,9 @@ import numbers
 import os
 import pickle
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal, cast, overload
 
 import numpy as np
 import scipy.sparse as sp
@@ -223,6 +223,71 @@ class BatchInputError(BatchError, ValueError):
     """A :class:`BatchError` caused by an invalid problem (bad texts, judge, verdicts or ``k``)."""
 
 
+@overload
+def semantic_spectral_entropy(
+    texts: Sequence[str],
+    judge: Judge,
+    k: int | str = "auto",
+    *,
+    laplacian: str = ...,
+    k_max: int = ...,
+    max_unresolved: float = ...,
+    random_state: RandomStateLike = ...,
+    return_labels: Literal[False] = ...,
+    return_k: Literal[False] = ...,
+) -> float: ...
+@overload
+def semantic_spectral_entropy(
+    texts: Sequence[str],
+    judge: Judge,
+    k: int | str = "auto",
+    *,
+    laplacian: str = ...,
+    k_max: int = ...,
+    max_unresolved: float = ...,
+    random_state: RandomStateLike = ...,
+    return_labels: Literal[True],
+    return_k: Literal[False] = ...,
+) -> tuple[float, np.ndarray]: ...
+@overload
+def semantic_spectral_entropy(
+    texts: Sequence[str],
+    judge: Judge,
+    k: int | str = "auto",
+    *,
+    laplacian: str = ...,
+    k_max: int = ...,
+    max_unresolved: float = ...,
+    random_state: RandomStateLike = ...,
+    return_labels: Literal[False] = ...,
+    return_k: Literal[True],
+) -> tuple[float, KSelection]: ...
+@overload
+def semantic_spectral_entropy(
+    texts: Sequence[str],
+    judge: Judge,
+    k: int | str = "auto",
+    *,
+    laplacian: str = ...,
+    k_max: int = ...,
+    max_unresolved: float = ...,
+    random_state: RandomStateLike = ...,
+    return_labels: Literal[True],
+    return_k: Literal[True],
+) -> tuple[float, np.ndarray, KSelection]: ...
+@overload
+def semantic_spectral_entropy(
+    texts: Sequence[str],
+    judge: Judge,
+    k: int | str = "auto",
+    *,
+    laplacian: str = ...,
+    k_max: int = ...,
+    max_unresolved: float = ...,
+    random_state: RandomStateLike = ...,
+    return_labels: bool = ...,
+    return_k: bool = ...,
+) -> float | tuple: ...
 def semantic_spectral_entropy(
     texts: Sequence[str],
     judge: Judge,
@@ -328,6 +393,76 @@ def semantic_spectral_entropy(
     return _pack(h, labels, sel, return_labels, return_k)
 
 
+@overload
+def graph_entropy(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix,
+    k: int | str = "auto",
+    *,
+    laplacian: str = ...,
+    k_max: int = ...,
+    tau: float | None = ...,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = ...,
+    max_unresolved: float = ...,
+    random_state: RandomStateLike = ...,
+    return_labels: Literal[False] = ...,
+    return_k: Literal[False] = ...,
+) -> float: ...
+@overload
+def graph_entropy(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix,
+    k: int | str = "auto",
+    *,
+    laplacian: str = ...,
+    k_max: int = ...,
+    tau: float | None = ...,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = ...,
+    max_unresolved: float = ...,
+    random_state: RandomStateLike = ...,
+    return_labels: Literal[True],
+    return_k: Literal[False] = ...,
+) -> tuple[float, np.ndarray]: ...
+@overload
+def graph_entropy(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix,
+    k: int | str = "auto",
+    *,
+    laplacian: str = ...,
+    k_max: int = ...,
+    tau: float | None = ...,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = ...,
+    max_unresolved: float = ...,
+    random_state: RandomStateLike = ...,
+    return_labels: Literal[False] = ...,
+    return_k: Literal[True],
+) -> tuple[float, KSelection]: ...
+@overload
+def graph_entropy(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix,
+    k: int | str = "auto",
+    *,
+    laplacian: str = ...,
+    k_max: int = ...,
+    tau: float | None = ...,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = ...,
+    max_unresolved: float = ...,
+    random_state: RandomStateLike = ...,
+    return_labels: Literal[True],
+    return_k: Literal[True],
+) -> tuple[float, np.ndarray, KSelection]: ...
+@overload
+def graph_entropy(
+    adjacency: ArrayLike | sp.sparray | sp.spmatrix,
+    k: int | str = "auto",
+    *,
+    laplacian: str = ...,
+    k_max: int = ...,
+    tau: float | None = ...,
+    observed: ArrayLike | sp.sparray | sp.spmatrix | None = ...,
+    max_unresolved: float = ...,
+    random_state: RandomStateLike = ...,
+    return_labels: bool = ...,
+    return_k: bool = ...,
+) -> float | tuple: ...
 def graph_entropy(
     adjacency: ArrayLike | sp.sparray | sp.spmatrix,
     k: int | str = "auto",
@@ -540,7 +675,7 @@ def graph_entropies(
     def rng_of(i: int) -> np.random.Generator:
         return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=spawn_key + (i,), pool_size=pool_size))
 
-    todo = range(m)
+    todo: list[int] | range = range(m)
     with one_thread():
         if k_all == "auto" and m and (not isinstance(stack, np.ndarray) or stack.shape[1] <= FAST_N):
             small = stack if isinstance(stack, np.ndarray) else [g for g in stack]
@@ -847,7 +982,7 @@ def semantic_spectral_entropies(
     seq = _seed_sequence(random_state)
     if isinstance(problems, (str, bytes)) or not hasattr(problems, "__iter__"):
         raise ValueError(f"problems must be an iterable of (texts, judge) pairs, got {show(problems)}")
-    total = len(problems) if hasattr(problems, "__len__") else None
+    total = len(cast("Sized", problems)) if hasattr(problems, "__len__") else None
     if k_list is not None and total is not None and len(k_list) != total:
         raise ValueError(f"k must have one entry per problem: got {len(k_list)} entries for {total} problems")
     items = _with_k(problems, k_list, k_all)
@@ -1376,7 +1511,7 @@ def _rule_entropy(A, method: str, k_max: int, laplacian: str, tau, rng, fast: bo
             shared = (fast or sp.issparse(choice.core)) and laplacian == "normalized" and tau is None
             usable = shared and spectrum is not None and _exact_columns(spectrum) >= kc
             labels[keep] = _clusters(choice.core, kc, laplacian, tau, None, rng, fast,
-                                     spectrum[1] if usable else None)
+                                     spectrum[1] if usable and spectrum is not None else None)
     resolved = labels >= 0
     if not resolved.any():  # every text unresolved: no entropy to give (_check_unresolved refuses)
         return float("nan"), labels, sel

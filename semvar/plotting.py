@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib as mpl
 import matplotlib.pyplot as plt
@@ -23,6 +23,9 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.rcsetup import cycler
 from matplotlib.text import Text
+
+if TYPE_CHECKING:
+    from matplotlib.typing import RcKeyType
 from numpy.typing import ArrayLike
 
 from semvar._validation import check_bool
@@ -743,7 +746,7 @@ def _pad(frames: list[np.ndarray]) -> list[np.ndarray]:
 def _animation_html(frames: list[np.ndarray], dpi: float, interval_ms: float) -> str:
     """matplotlib's JavaScript player of ``frames``, each shown pixel for pixel."""
     h, w = frames[0].shape[:2]
-    plain: dict[str, Any] = {"figure.autolayout": False, "savefig.dpi": "figure", "savefig.bbox": "standard",
+    plain: dict[RcKeyType, Any] = {"figure.autolayout": False, "savefig.dpi": "figure", "savefig.bbox": "standard",
              "savefig.transparent": False}
     with mpl.rc_context(plain):  # the frames fill the carrier figure pixel for pixel
         carrier = Figure(figsize=(w / dpi, h / dpi), dpi=dpi)

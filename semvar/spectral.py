@@ -30,6 +30,7 @@ call (``_spectral_clusters``, ``_embed``, ...) take checked input.
 from __future__ import annotations
 
 import warnings
+from typing import cast
 
 import numpy as np
 import scipy.linalg as la
@@ -511,7 +512,8 @@ def leading_eigenpairs(
     >>> np.round(w, 2).tolist(), V.shape  # the trivial eigenvalue 1, the near-split 0.98, the bulk
     ([1.0, 0.98, -0.01], (20, 3))
     """
-    A = check_adjacency(adjacency) if check_bool(check_input, "check_input") else adjacency
+    A = (check_adjacency(adjacency) if check_bool(check_input, "check_input")
+         else cast("np.ndarray | sp.csr_array", adjacency))
     n = A.shape[0]
     k = check_int(k, "k", low=1, high=max(n - 2, 0))
     tol = check_real(tol, "tol", low=0.0)

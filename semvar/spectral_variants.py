@@ -39,6 +39,8 @@ uncertainty quantification for LLMs from semantic similarities (NeurIPS).
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -216,6 +218,18 @@ def _effective_k(W: np.ndarray) -> int:
     return max(1, int(np.count_nonzero(lam >= (1.0 - 1e-9) / n)))
 
 
+@overload
+def spectral_entropy_given_k_rule(
+    adjacency: ArrayLike, *, random_state: RandomStateLike = ..., return_labels: Literal[False] = ...,
+) -> float: ...
+@overload
+def spectral_entropy_given_k_rule(
+    adjacency: ArrayLike, *, random_state: RandomStateLike = ..., return_labels: Literal[True],
+) -> tuple[float, np.ndarray]: ...
+@overload
+def spectral_entropy_given_k_rule(
+    adjacency: ArrayLike, *, random_state: RandomStateLike = ..., return_labels: bool,
+) -> float | tuple[float, np.ndarray]: ...
 def spectral_entropy_given_k_rule(
     adjacency: ArrayLike, *, random_state: RandomStateLike = None, return_labels: bool = False,
 ) -> float | tuple[float, np.ndarray]:

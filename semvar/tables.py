@@ -23,6 +23,7 @@ import numbers
 import re
 from collections.abc import Mapping
 from html import escape
+from typing import TypeGuard
 
 import numpy as np
 import pandas as pd
@@ -41,7 +42,7 @@ def _plain_caption(caption: str) -> str:
     return _ROLE.sub(lambda m: m.group(1).split("<")[0].strip(), caption)
 
 
-def _is_real(value: object) -> bool:
+def _is_real(value: object) -> TypeGuard[numbers.Real | np.floating | np.integer]:
     return isinstance(value, (numbers.Real, np.floating, np.integer)) and not isinstance(value, bool)
 
 
@@ -144,20 +145,21 @@ def _check_frame(frame: object, index: bool) -> tuple[pd.DataFrame, list[str]]:
         frame = frame.to_frame()
     if not isinstance(frame, pd.DataFrame):
         raise ValueError(f"frame must be a pandas DataFrame or Series, got {show(frame)}")
+    df: pd.DataFrame = frame  # pandas ships no types here, so isinstance does not narrow ``frame``
     labels = []
     if index:
-        names = [n if n is not None else "" for n in frame.index.names]
+        names = [n if n is not None else "" for n in df.index.names]
         labels = [_column_name(n) for n in names]
-        frame = frame.copy()
-        frame.index = frame.index.set_names(names)
-        frame = frame.reset_index()
-    frame = frame.copy()
-    frame.columns = [_column_name(c) for c in frame.columns]
-    if frame.columns.duplicated().any():
-        raise ValueError(f"frame must have distinct column names, got {list(frame.columns)}")
-    if frame.shape[1] == 0:
+        df = df.copy()
+        df.index = df.index.set_names(names)
+        df = df.reset_index()
+    df = df.copy()
+    df.columns = [_column_name(c) for c in df.columns]
+    if df.columns.duplicated().any():
+        raise ValueError(f"frame must have distinct column names, got {list(df.columns)}")
+    if df.shape[1] == 0:
         raise ValueError("frame must have at least one column")
-    return frame, labels
+    return df, labels
 
 
 def _check_digits(digits: object, columns: list[str], labels: list[str]) -> dict[str, int | None]:

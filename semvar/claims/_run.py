@@ -12,7 +12,7 @@ import time
 import traceback
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from .._validation import check_bool
 from ._registry import Outcome, Record, registry
@@ -124,7 +124,7 @@ def shared(fn: _F) -> _F:
     """
     cached = functools.lru_cache(maxsize=None)(fn)
     _SHARED.append(cached)
-    return cached
+    return cast(_F, cached)  # lru_cache's wrapper is typed apart from the function it wraps
 
 
 def _jsonable(value):

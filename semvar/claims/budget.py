@@ -90,7 +90,7 @@ def _law(quick: bool) -> Outcome:
     value, snrs, ratios = {}, [], []
     with _one_thread():
         for name, (p, q) in BUDGET_JUDGES.items():
-            per_n = {}
+            per_n: dict[int, list[float | None]] = {}
             for n in sizes:
                 for m in grid:
                     s = min(1.0, 2 * m / (n - 1))
@@ -112,7 +112,7 @@ def _law(quick: bool) -> Outcome:
         if snrs
         else "no budget on the grid reached the target"
     )
-    return decide(value, ok, note)
+    return decide(value, bool(ok), note)
 
 
 @shared

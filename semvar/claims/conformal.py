@@ -12,7 +12,9 @@ it is absent.
 
 from __future__ import annotations
 
+import functools
 import warnings
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
@@ -31,8 +33,27 @@ from ..papers import (
 from . import Outcome, claim, find_data, needs_data
 from ._outcome import decide, with_data
 
-PANEL_A = dict(REVIEW_PANEL_A)
-PANEL_B = dict(REVIEW_PANEL_B)
+
+class _PanelA(TypedDict):
+    """The review's panel A: the keywords of :func:`~semvar.experiments.review_models.temperature_sweep` it fixes."""
+
+    acc0: float
+    margin: float
+    sigma: float
+    alpha: float
+
+
+class _PanelB(TypedDict):
+    """The review's panel B: the keywords of :func:`~semvar.experiments.review_models.sharp_soft_pair` it fixes."""
+
+    acc0: float
+    margin_sharp: float
+    margin_soft: float
+    sigma: float
+
+
+PANEL_A = cast(_PanelA, dict(REVIEW_PANEL_A))  # papers.py keeps the numbers as plain dicts of floats
+PANEL_B = cast(_PanelB, dict(REVIEW_PANEL_B))
 
 #: the margin below which two set sizes (in options) count as tied: half the last digit the review prints
 SIZE_MARGIN = 0.005
@@ -89,7 +110,7 @@ def _temperature(quick: bool) -> Outcome:
     for acc0 in grid:
         aps, lac, ok = [], [], True
         for s in seeds:
-            r = temperature_sweep(temps, random_state=s, **{**PANEL_A, "acc0": acc0})
+            r = temperature_sweep(temps, random_state=s, **(PANEL_A | {"acc0": acc0}))
             changed += int(np.ptp(r["accuracy"]) > 0)
             aps.append(float(np.ptp(r["aps_ss"])))
             lac.append(float(np.ptp(r["lac_ss"])))
@@ -225,7 +246,7 @@ def _opposite_orders(quick: bool) -> Outcome:
     note = (f"{reps} resamples per alpha; LAC / APS: " + "; ".join(f"{a}: {words[l]} / {words[s]}" for a, (l, s) in seen.items())
             + ". Panel B itself shows the pair tied by LAC and separated by APS, not ordered oppositely")
     our = {"opposite_at_alpha": opposite, "sets_valid": bool(valid)}
-    return decide(our, opposite and valid, note)
+    return decide(our, bool(opposite and valid), note)
 
 
 # --------------------------------------------------------------------------- panel C
@@ -249,7 +270,10 @@ def _opposite_orders(quick: bool) -> Outcome:
 )
 def _same_sets(quick: bool) -> Outcome:
     identical = shape = equal_size = aps_valid = True
-    acc1, acc2, aps1, aps2 = [], [], [], []
+    acc1: list[float] = []
+    acc2: list[float] = []
+    aps1: list[float] = []
+    aps2: list[float] = []
     for s in range(2 if quick else 20):
         p1, p2, y, _ = same_sets_models(8000, random_state=s)
         cal, test = slice(0, 2000), slice(2000, None)
@@ -384,7 +408,7 @@ def _base_tables() -> tuple[dict, dict]:
 
     tables, missing = {}, {}
     for task in YE_TASKS:
-        key, why = find_data(lambda t=task: _task_key(t))
+        key, why = find_data(functools.partial(_task_key, task))
         if key is None:
             missing[task] = why
             continue
@@ -479,11 +503,12 @@ def _kendall(quick: bool) -> Outcome:
 )
 def _aps_only(quick: bool) -> Outcome:
     tables, missing = _base_tables()
-    found, qa_part = [], None
+    frames: list = []
+    qa_part: dict[str, Any] | None = None
     for task, table in tables.items():
         inv = inversions(table)
         inv.insert(0, "task", task)
-        found.append(inv)
+        frames.append(inv)
         if task == "qa":
             aps_only = inv[inv["aps"].astype(bool) & ~inv["lac"].astype(bool)]
             qa_part = {"inversions": len(inv), "aps_only": len(aps_only),
@@ -497,7 +522,7 @@ def _aps_only(quick: bool) -> Outcome:
                              our_value=qa_part, note=done)
     import pandas as pd
 
-    found = pd.concat(found, ignore_index=True)
+    found = pd.concat(frames, ignore_index=True)
     aps_only = found[found["aps"].astype(bool) & ~found["lac"].astype(bool)]
     covs = sorted(round(float(c), 1) for c in aps_only["aps_coverage"])
     match = any(abs(c - 95) <= 0.5 for c in covs) and any(abs(c - 99) <= 0.5 for c in covs)
@@ -525,7 +550,7 @@ HIGH_ACC0 = (0.92, 0.95, 0.99)
 def _high_accuracy_sets(quick: bool) -> Outcome:
     lac, aps, valid = {}, {}, True
     for acc0 in HIGH_ACC0:
-        r = temperature_sweep([1.0], random_state=11, **{**PANEL_A, "acc0": acc0})
+        r = temperature_sweep([1.0], random_state=11, **(PANEL_A | {"acc0": acc0}))
         lac[acc0], aps[acc0] = float(r["lac_ss"][0]), float(r["aps_ss"][0])
         valid &= _valid([r["lac_cov"][0], r["aps_cov"][0]], [lac[acc0], aps[acc0]], [r["accuracy"][0]] * 2,
                         PANEL_A["alpha"], 6)

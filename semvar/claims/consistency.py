@@ -137,7 +137,7 @@ def _k_selection(quick: bool) -> Outcome:
             rates[f"{judge} {ratio}"] = hits / graphs
             hits_all, total = hits_all + hits, total + graphs
     pooled = hits_all / total
-    worst = min(rates, key=rates.get)
+    worst = min(rates, key=rates.__getitem__)
     value = {"pooled": round(pooled, 4), "worst_cell": worst, "worst_rate": round(rates[worst], 4),
              "cells_at_least_0.8": sum(v >= 0.8 for v in rates.values()), "cells": len(rates)}
     return decide(

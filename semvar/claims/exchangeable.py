@@ -14,6 +14,7 @@ core function changes the verdicts that rest on it.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -422,7 +423,7 @@ def _six_models(quick: bool) -> Outcome:
     responses = pd.concat(found.values(), ignore_index=True)
     split = mb.split_half_table(responses, meta, 20 if quick else 100, random_state=0)
     spread = mb.subject_spread_table(responses, meta)
-    our = {"models": sorted(found), "split_half": [round(float(split.min().min()), 2), round(float(split.max().max()), 2)],
+    our: dict[str, Any] = {"models": sorted(found), "split_half": [round(float(split.min().min()), 2), round(float(split.max().max()), 2)],
            "subject_sd_max": round(float(spread["subject_sd"].max()), 4)}
     parts = {"split_half": abs(our["split_half"][0] - LIN_SPLIT_HALF_RANGE[0]) <= 0.03
              and abs(our["split_half"][1] - LIN_SPLIT_HALF_RANGE[1]) <= 0.03,
@@ -491,8 +492,8 @@ def _general_bounded_difference(quick: bool) -> Outcome:
     hits = 0
     for start in range(0, reps, 4000):
         p = rng.beta(50.0, 50.0, size=min(4000, reps - start))
-        x = rng.random((p.size, w.size)) < p[:, None]
-        hits += int(np.sum(np.abs(x @ w - 0.5) < hw))
+        right = rng.random((p.size, w.size)) < p[:, None]
+        hits += int(np.sum(np.abs(right @ w - 0.5) < hw))
     tight = round(hits / reps, 4)
     ok = min(cover.values()) >= 0.95 and min(cover_iid.values()) < 0.95 and tight >= 0.99
     return decide({"coverage_eff": cover, "coverage_without_mixture": cover_iid, "tight_coverage_eff": tight}, ok,

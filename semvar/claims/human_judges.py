@@ -23,6 +23,8 @@ before the study was run.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 
 from ..experiments.human_judges import (
@@ -280,7 +282,7 @@ def _minilm_sas_phase(quick: bool, sas) -> Outcome:
                 r = sas_rates(v[sel], lab)
                 if best is None or r["p_minus_q"] > best[1]["p_minus_q"] + 1e-12:
                     best = (j, r)
-        j, r = best
+        j, r = cast("tuple[str, dict]", best)  # the verdicts hold MiniLM judges
         ours[name] = {"judge": j, **_round(r)}
         lower.append(r["p_minus_q_ci"][0] > 0.4)
         point.append(r["p_minus_q"] > 0.4)

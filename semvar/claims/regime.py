@@ -305,7 +305,7 @@ def _error_grows_long_tail(quick: bool, inputs) -> Outcome:
     q = _questions()
     right = ~_wrong(q)
     err20 = {j: float(np.abs(q[f"{j}:spectral_entropy"] - q["h_exact"]).mean()) for j in _NOISY}
-    err5 = {j: [] for j in _NOISY}
+    err5: dict[str, list[float]] = {j: [] for j in _NOISY}
     for d in range(2 if quick else 5):
         _, bias = subsample_rows(frame, cos, right, 5, d, judges=_NOISY)
         for j in _NOISY:

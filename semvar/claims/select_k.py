@@ -17,6 +17,8 @@ that decide each verdict are the same.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 
 from ..experiments import select_k_small as study
@@ -106,7 +108,8 @@ def _weak_judges(quick: bool) -> Outcome:
     judges = [j for j in WEAK if j in set(df.judge)]
     sub = df[df.judge.isin(judges) & (df.k_true > 1) & (df.n >= 20)]
     acc = study.summarise(sub, by=("n",))["accuracy"]
-    value = {int(n): {"best_rule": str(acc.loc[n].idxmax()), "accuracy": round(float(acc.loc[n].max()), 3)} for n in acc.index}
+    value: dict[int, dict[str, Any]] = {
+        int(n): {"best_rule": str(acc.loc[n].idxmax()), "accuracy": round(float(acc.loc[n].max()), 3)} for n in acc.index}
     ok = all(v["accuracy"] <= 0.5 for v in value.values())
     return decide(value, ok,
                   f"judges {', '.join(judges)}; best rule's accuracy by n: "

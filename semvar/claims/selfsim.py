@@ -123,7 +123,7 @@ def _answer_study(quick: bool):
     rng = np.random.default_rng(6)
     short = mmlu[[all(0 < len(str(c)) <= 60 for c in ch) and len(set(map(str, ch))) == len(ch) for ch in mmlu.choices]]
     rows = short.iloc[rng.choice(len(short), 40 if quick else 120, replace=False)]
-    sets = {"right": [], "wrong": [], "mixed": []}
+    sets: dict[str, list[list[str]]] = {"right": [], "wrong": [], "mixed": []}
     for ch, a in zip(rows.choices, rows.answer):
         ch, a = [str(c) for c in ch], int(a)
         w = int(rng.choice([k for k in range(len(ch)) if k != a]))

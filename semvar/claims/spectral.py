@@ -87,7 +87,7 @@ def _proposition21(quick: bool) -> Outcome:
 def _table1_means(conventions, iterations: int) -> dict:
     """Per convention and judge: mean |E_bar - E_hat| over the 9 cells (weak judges) or over the
     K = 3 cells with n = 50, 70 (strong judges, where the paper still reports errors)."""
-    out = {}
+    out: dict[str, dict[str, float]] = {}
     for judge in WEAK + STRONG:
         p, q = PAPER_TABLE2[judge]
         if judge in WEAK:

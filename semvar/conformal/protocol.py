@@ -29,6 +29,7 @@ from __future__ import annotations
 import itertools
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -167,7 +168,7 @@ def ye_protocol(
     return out
 
 
-def _models_and_prompts(logits: dict) -> tuple[list[str], list[str]]:
+def _models_and_prompts(logits: Mapping) -> tuple[list[str], list[str]]:
     models, prompts = [], []
     for name in logits:
         if not isinstance(name, str) or name.count("__") != 1:
@@ -229,7 +230,7 @@ def _table_inputs(task, models: str, logits, answers, data_dir, online):
     return logits, answers
 
 
-def _release_order(logits: dict) -> tuple[list[str], list[str]]:
+def _release_order(logits: Mapping) -> tuple[list[str], list[str]]:
     """The models and prompts of ``logits``; the models in the release's order when they are the release's."""
     names, prompts = _models_and_prompts(logits)
     from ..data import YE_CHAT_MODELS, YE_MODELS
@@ -260,7 +261,7 @@ def _table_row(per_prompt: dict, labels: np.ndarray, cands: dict, open_test: lis
 
 
 def ye_table(task: str = "qa", models: str = "base", alpha: float = 0.1, *, quantile: str = "paper",
-             logits: dict[str, ArrayLike] | None = None, answers: pd.DataFrame | ArrayLike | None = None,
+             logits: Mapping[str, ArrayLike] | None = None, answers: pd.DataFrame | ArrayLike | None = None,
              data_dir: str | os.PathLike | None = None, online: bool | None = None) -> pd.DataFrame:
     """The paper's table for one task: accuracy, set size and coverage of every model.
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sized
+from typing import cast
+
 import numpy as np
 from numpy.typing import ArrayLike
 
@@ -95,7 +98,7 @@ def hierarchical_macro_halfwidth(
     k, n = _check_counts(successes, trials)
     check_option(method, "method", METHODS)
     check_option(proxy, "proxy", PROXIES)
-    size = len(domains) if not isinstance(domains, np.ndarray) else (domains.shape[0] if domains.ndim else 0)
+    size = len(cast(Sized, domains)) if not isinstance(domains, np.ndarray) else (domains.shape[0] if domains.ndim else 0)
     if not hasattr(domains, "__len__") or size != k.shape[0]:
         raise ValueError(f"domains must have one label per subject, got {size if hasattr(domains, '__len__') else 0} "
                          f"labels for {k.shape[0]} subjects")

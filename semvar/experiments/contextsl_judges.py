@@ -66,7 +66,7 @@ import json
 import os
 import warnings
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -146,7 +146,7 @@ def score_verdicts(scores: ArrayLike, threshold: float, *, inclusive: bool = Tru
     threshold = check_real(threshold, "threshold", low=0.0, high=1.0)
     inclusive = check_bool(inclusive, "inclusive")
     v = s >= threshold if inclusive else s > threshold
-    return pd.array(np.where(np.isnan(s), None, v).tolist(), dtype="boolean")
+    return pd.array(np.where(np.isnan(s), None, v).tolist(), dtype="boolean")  # type: ignore[call-overload]  # numpy's stubs take no None (an object array)
 
 
 def _scores(x, name: str) -> np.ndarray:
@@ -279,7 +279,7 @@ def grouped_rates(verdict: ArrayLike, frame: pd.DataFrame, *, level: float = 0.9
     v, judged = _verdict_array(verdict, "verdict")
     if v.size != len(frame):
         raise ValueError(f"verdict has {v.size} items but frame has {len(frame)} rows")
-    nullable = pd.array(np.where(judged, v, None).tolist(), dtype="boolean")
+    nullable = pd.array(np.where(judged, v, None).tolist(), dtype="boolean")  # type: ignore[call-overload]  # numpy's stubs take no None (an object array)
     h = frame["human_eval"].to_numpy(dtype=np.float64, na_value=np.nan)
     out = {"pooled": contextsl_rates(nullable, h, level=level)}
     for col in GROUPS:
@@ -412,8 +412,9 @@ def judge_results(frame: pd.DataFrame, cos: ArrayLike) -> dict:
                  != verdicts[head].to_numpy(dtype=bool, na_value=False)[judged]).sum()),
             "rules": rules,
         }
-    minilm = {f"cos>={t}": grouped_rates(pd.array(np.where(np.isnan(cos), None, cos >= t).tolist(), dtype="boolean"),
-                                         frame) for t in THRESHOLDS}
+    minilm = {f"cos>={t}": grouped_rates(
+        pd.array(np.where(np.isnan(cos), None, cos >= t).tolist(), dtype="boolean"),  # type: ignore[call-overload]  # numpy's stubs take no None (an object array)
+        frame) for t in THRESHOLDS}
     return {"human": human, "llm": llm, "minilm": minilm}
 
 
@@ -456,7 +457,7 @@ def run(*, progress: bool = True, data_dir: str | os.PathLike | None = None) -> 
         "unjudged": "rows without a rating (or response) are left out and counted",
         "minilm": {"thresholds": list(THRESHOLDS), "cos_decimals": ROUND, **cos_meta},
         "data": {"origin": f"{CONTEXTSL_ORIGIN['repo']}@{CONTEXTSL_ORIGIN['commit']}",
-                 "sha256": CONTEXTSL_ORIGIN["files"]["human_eval_new_final.xlsx"][1],
+                 "sha256": cast("dict[str, tuple]", CONTEXTSL_ORIGIN["files"])["human_eval_new_final.xlsx"][1],
                  "report": frame.attrs.get("report")},
         "command": "python -m semvar.experiments.contextsl_judges",
     }

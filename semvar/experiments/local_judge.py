@@ -132,7 +132,7 @@ def items(*, quick: bool = False, seed: int = SEED) -> dict[str, pd.DataFrame]:
     return {"sas": sas_items.reset_index(drop=True), "openqa": oq_items.reset_index(drop=True), "samples": smp}
 
 
-def _ask(server: LocalServer, texts_a, texts_b, prompt: str, cache: Path | None):
+def _ask(server: LocalServer | External, texts_a, texts_b, prompt: str, cache: Path | None):
     """Constrained verdicts (1, 0 or NaN), soft probabilities and the requests made, for the ordered pairs
     ``(texts_a[k], texts_b[k])``; two identical strings are TRUE without a call."""
     texts = list(dict.fromkeys(list(texts_a) + list(texts_b)))
@@ -380,7 +380,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             out, index=False, float_format="%.6g")
         print(f"added {len(rows)} repeat rows to {out}")
         return 0
-    rows, meta = [], {"models": {}, "seed": SEED, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs"}
+    rows = []
+    meta: dict[str, Any] = {"models": {}, "seed": SEED, "machine": f"{platform.machine()}, {os.cpu_count()} CPUs"}
     try:
         import llama_cpp
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import os
 import re
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -712,7 +713,7 @@ def lin2026_responses(data_dir: str | os.PathLike | None = None) -> dict:
         :func:`semvar.data.load_lm_eval_samples` refuses.
     """
     roots = [d / LIN_FOLDER for d in candidate_dirs(data_dir) if (d / LIN_FOLDER).is_dir()]
-    found: dict[str, object] = {}
+    found: dict[str, Path] = {}
     if roots:
         root = roots[0]
         for folder in sorted(p for p in root.iterdir() if p.is_dir()):

@@ -55,8 +55,9 @@ from __future__ import annotations
 import argparse
 import os
 import warnings
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -149,17 +150,17 @@ def run_design(design: str, estimator: str, params: dict, labels: np.ndarray, p:
         return r.calls, refine_partition(n, r.pairs, verdicts, rates=rates)
     if design == "greedy":
         r = design_greedy(judge, texts, random_state=rng, collapse=False)
-        return r.calls, r.labels
+        return r.calls, cast(np.ndarray, r.labels)  # an adaptive design labels every text
     if design == "representatives":
         r = design_representatives(judge, texts, random_state=rng, collapse=False, rates=rates, **params)
-        return r.calls, r.labels
+        return r.calls, cast(np.ndarray, r.labels)  # an adaptive design labels every text
     raise ValueError(f"unknown design {design!r}")
 
 
 def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq: np.random.SeedSequence) -> list[tuple]:
     """Rows of one cell: ``reps`` graphs, every design of :data:`DESIGNS`."""
     p, q = JUDGES[judge]
-    sizes = cell_sizes(n, PARTITIONS[partition])
+    sizes = cast(np.ndarray, cell_sizes(n, PARTITIONS[partition]))  # the grid's cells have enough texts
     truth = block_labels(sizes)
     h_true = empirical_entropy(truth)
     rows = []
@@ -183,7 +184,7 @@ def _cells(ns, judges, partitions):
 
 
 def run_study(*, ns: Sequence[int] = NS, judges: Sequence[str] | None = None,
-              partitions: Sequence[str] | None = None, reps: int | None = None, n_jobs: int = 1,
+              partitions: Sequence[str] | None = None, reps: Mapping[int, int] | None = None, n_jobs: int = 1,
               seed: int = SEED, skip: Collection[tuple] = (), progress: bool = True) -> pd.DataFrame:
     """Every cell's rows (the finished cells are kept on Ctrl-C); ``skip`` lists ``(n, judge, partition)`` to leave out."""
     judges = list(SWEEP_JUDGES) if judges is None else list(judges)

@@ -41,6 +41,7 @@ import time
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -287,10 +288,11 @@ def pq_table(question_id: ArrayLike, same: ArrayLike, verdict: ArrayLike, *, n_b
     rng = check_random_state(random_state)
     uq, qi = np.unique(q_id, return_inverse=True)
     per = np.zeros((uq.size, 4))
-    np.add.at(per, (qi, 0), y & v)
-    np.add.at(per, (qi, 1), y)
-    np.add.at(per, (qi, 2), ~y & v)
-    np.add.at(per, (qi, 3), ~y)
+    # numpy's stubs take no (array, int) index tuple for ufunc.at, which numpy itself accepts
+    np.add.at(per, (qi, 0), y & v)  # type: ignore[arg-type]
+    np.add.at(per, (qi, 1), y)  # type: ignore[arg-type]
+    np.add.at(per, (qi, 2), ~y & v)  # type: ignore[arg-type]
+    np.add.at(per, (qi, 3), ~y)  # type: ignore[arg-type]
     tot = per.sum(axis=0)
     if tot[1] == 0 or tot[3] == 0:
         raise ValueError("same must hold both same-meaning and different-meaning pairs")
@@ -491,7 +493,7 @@ def run(n_questions: int = N_QUESTIONS, *, seed: int = SEED, progress: bool = Tr
 
     # answers: length in characters and in MiniLM word pieces (the encoder reads at most max_seq_length)
     tok = load_model().tokenizer
-    maxlen = int(load_model().max_seq_length)
+    maxlen = int(cast(int, load_model().max_seq_length))  # set for MiniLM (the library types it Optional)
     all_texts = [t for q in texts_by_q for t in texts_by_q[q]]
     n_tokens = np.array([len(x) for x in tok(all_texts, add_special_tokens=True)["input_ids"]])
     answers = pd.DataFrame({

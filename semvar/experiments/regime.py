@@ -580,7 +580,7 @@ def _check_judges(judges) -> tuple:
     return out
 
 
-def study_questions(frame: pd.DataFrame, cosines: ArrayLike, embeddings: ArrayLike | None = None, *, seed: int = SEED,
+def study_questions(frame: pd.DataFrame, cosines: ArrayLike, embeddings: Sequence[ArrayLike] | np.ndarray | None = None, *, seed: int = SEED,
                     judges: Sequence[str] | None = None, progress: bool = False) -> pd.DataFrame:
     """:func:`question_row` of every question of the loader's frame, indexed by question id.
 

@@ -99,7 +99,7 @@ def synthetic_logits(n: int, *, acc0: float, margin: float, sigma: float, n_opti
 
 
 def same_sets_models(n: int, *, p_medium: float = 0.85, n_options: int = 6,
-                     random_state: RandomStateLike = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                     random_state: RandomStateLike = None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Panel C of the review: two models whose LAC sets coincide while accuracy is 90% vs 5%.
 
     A share ``p_medium`` of questions is *medium*: both models put
@@ -164,7 +164,7 @@ def _split_eval(p, y, n_cal, alpha, quantile):
     }
 
 
-def temperature_sweep(temperatures: Sequence[float], *, acc0: float = 0.88, margin: float = 4.0, sigma: float = 1.0,
+def temperature_sweep(temperatures: Sequence[float] | np.ndarray, *, acc0: float = 0.88, margin: float = 4.0, sigma: float = 1.0,
                       alpha: float = 0.1, n_cal: int = 2000, n_test: int = 6000, quantile: str = "paper",
                       random_state: RandomStateLike = None) -> dict:
     """Panel A of the review: one draw of the additive synthetic model, softmax at each temperature.

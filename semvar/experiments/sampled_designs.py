@@ -43,9 +43,11 @@ import os
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 
 from ..data import result_path
 from ..entropy import empirical_entropy
@@ -82,15 +84,15 @@ COLUMNS = ["n", "judge", "p", "q", "partition", "k_true", "h_true", "rep", "desi
            "unresolved", "predicted", "k_hat", "h_hat", "err"]
 
 
-def predicted_unresolved(sizes: Sequence[int], s: float) -> float:
+def predicted_unresolved(sizes: ArrayLike, s: float) -> float:
     """The expected share of unresolved texts under a perfect judge: ``sum_k (n_k / n) (1 - s)^(n_k - 1)``."""
-    sizes = np.asarray(sizes, dtype=float)
-    return float((sizes / sizes.sum() * (1.0 - s) ** (sizes - 1.0)).sum())
+    w = np.asarray(sizes, dtype=float)
+    return float((w / w.sum() * (1.0 - s) ** (w - 1.0)).sum())
 
 
-def cell_sizes_of(n: int, partition: str) -> tuple[list[int], np.ndarray]:
+def cell_sizes_of(n: int, partition: str) -> tuple[np.ndarray, np.ndarray]:
     """The meaning sizes of one of chapter 4's partitions at ``n`` texts, and each text's meaning."""
-    sizes = cell_sizes(n, PARTITIONS[partition])
+    sizes = cast(np.ndarray, cell_sizes(n, PARTITIONS[partition]))  # the study's cells have enough texts
     return sizes, block_labels(sizes)
 
 
@@ -134,9 +136,10 @@ def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq: np.random.
             rng = np.random.default_rng(seq)
             d = design_representatives(SBMJudge(truth, p, q, random_state=rng), texts, extra=r, collapse=False,
                                        random_state=rng)
-            h = empirical_entropy(d.labels)
+            labels = cast(np.ndarray, d.labels)  # an adaptive design labels every text
+            h = empirical_entropy(labels)
             rows.append((n, judge, p, q, partition, len(sizes), h_true, rep, "reps", r, d.calls, d.calls / pairs_all,
-                         float(np.mean(np.asarray(d.labels) < 0)), 0.0, int(np.max(d.labels)) + 1, h, abs(h - h_true)))
+                         float(np.mean(np.asarray(labels) < 0)), 0.0, int(np.max(labels)) + 1, h, abs(h - h_true)))
     return rows
 
 

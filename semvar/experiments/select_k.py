@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -33,7 +34,7 @@ from ..select_k import bethe_hessian, ecv, eigengap, ncv
 __all__ = ["BASE", "RESULT_FILE", "settings", "run_sweep", "main"]
 
 RESULT_FILE = "select_k_sweep.csv"
-BASE = {"n": 300, "K": 3, "p": 0.30, "q": 0.15, "pi_min": None}
+BASE: dict[str, Any] = {"n": 300, "K": 3, "p": 0.30, "q": 0.15, "pi_min": None}
 K_MAX = 8
 SEED = 4004
 
@@ -52,7 +53,7 @@ def _sizes(n, K, pi_min):
 
 def settings() -> list[tuple[str, object, dict]]:
     """The list of (factor, level, design) triples of the sweep."""
-    out = []
+    out: list[tuple[str, object, dict]] = []
     for n in (60, 120, 300, 600):
         out.append(("n", n, dict(BASE, n=n)))
     for K in (2, 3, 4, 6):

@@ -39,8 +39,9 @@ from __future__ import annotations
 
 import argparse
 import copy
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -51,7 +52,7 @@ from ..entropy import empirical_entropy
 from ..graph import block_labels, sample_sbm
 from ..papers import PAPER_TABLE2
 from ..pipeline import graph_entropy
-from ..select_k import auto, bethe_hessian, bic, ecv, eigengap, icl, ncv
+from ..select_k import KSelection, auto, bethe_hessian, bic, ecv, eigengap, icl, ncv
 from ._cells import run_cells
 
 __all__ = [
@@ -121,7 +122,7 @@ def cells(ns: Sequence[int] = NS, judges: Sequence[str] | None = None,
 
 def _selections(A: np.ndarray, k_max: int, rng) -> dict:
     """Every rule's KSelection on one graph (``consensus`` is filled in from the others)."""
-    out = {
+    out: dict[str, KSelection | None] = {
         "auto": auto(A, k_max),
         "icl": icl(A, k_max),
         "bic": bic(A, k_max),
@@ -163,7 +164,7 @@ def _entropy_with_k(A: np.ndarray, k: int, n_single: int, rng, cache: dict) -> f
 def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq: np.random.SeedSequence) -> list[tuple]:
     """Rows of one cell: ``reps`` graphs, every rule."""
     p, q = JUDGES[judge]
-    sizes = cell_sizes(n, PARTITIONS[partition])
+    sizes = cast(np.ndarray, cell_sizes(n, PARTITIONS[partition]))  # the grid's cells have enough texts
     truth = block_labels(sizes)
     h_true = empirical_entropy(truth)
     rng = np.random.default_rng(seed_seq)
@@ -191,7 +192,7 @@ COLUMNS = ["n", "judge", "p", "q", "partition", "k_true", "h_true", "rep", "rule
 
 
 def run_study(*, ns: Sequence[int] = NS, judges: Sequence[str] | None = None, partitions: Sequence[str] | None = None,
-              reps: int | None = None, scale: float = 1.0, n_jobs: int = 2, seed: int = SEED,
+              reps: Mapping[int, int] | None = None, scale: float = 1.0, n_jobs: int = 2, seed: int = SEED,
               progress: bool = True) -> pd.DataFrame:
     """Run every cell and return the long table (rows of finished cells are kept on Ctrl-C).
 

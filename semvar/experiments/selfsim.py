@@ -252,11 +252,11 @@ def pair_summary(texts: Sequence[str], embeddings: ArrayLike, *, m: int = 2,
     n = len(texts)
     best_one = np.full(n, -np.inf)
     worst_para = np.full(n, np.inf)
-    for a, _b in ((i, j), (j, i)):
+    for first, _second in ((i, j), (j, i)):
         sel = shared == m - 1
-        np.maximum.at(best_one, a[sel], cos[sel])
+        np.maximum.at(best_one, first[sel], cos[sel])
         sel = shared == m
-        np.minimum.at(worst_para, a[sel], cos[sel])
+        np.minimum.at(worst_para, first[sel], cos[sel])
     has_both = np.isfinite(best_one) & np.isfinite(worst_para)
     broken = has_both & (best_one > worst_para)
     # the most striking anchor: largest gap (one-changed neighbour minus weakest paraphrase)

@@ -177,7 +177,7 @@ def table1_errors(
 
 def phase_errors(
     q: float,
-    diffs: Sequence[float],
+    diffs: Sequence[float] | np.ndarray,
     *,
     ratio: Sequence[float] = (0.2, 0.3, 0.5),
     sizes: Sequence[int] = SIZES,
@@ -237,7 +237,7 @@ def main(argv: list[str] | None = None) -> None:
     out = Path(args.out) if args.out else result_path(TABLE1_FILE).parent
     out.mkdir(parents=True, exist_ok=True)
     frames = []
-    jobs = [("sbm", 0.0, CONVENTIONS, args.iterations)]
+    jobs: list[tuple[str, float, tuple[str, ...], int]] = [("sbm", 0.0, CONVENTIONS, args.iterations)]
     jobs += [("hard", h, ("normalized",), args.hard_iterations) for h in (0.03, 0.06, 0.1, 0.15, 0.2)]
     jobs += [("overlap", 0.0, ("normalized", "unnormalized"), args.hard_iterations)]
     todo = [(j, *job) for job in jobs for j in TABLE2_JUDGES]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import scipy.linalg as la
@@ -15,16 +16,14 @@ from scipy.sparse.csgraph import connected_components
 
 from .._batched import largest_gap, posterior, spectra
 from .._kmeans import kmeans
-from .._masks import checked_dense_mask
-from .._masks import dense_mask as _mask_or_none
-from .._masks import unresolved as _unresolved
+from .._masks import checked_dense_mask, dense_mask, unresolved
 from .._validation import check_adjacency, check_int
 
 __all__ = ["KSelection"]
 
 #: Losses of the cross-validation rules, and the models of the likelihood rules.
-_LOSSES = ("l2", "deviance")
-_MODELS = ("judge", "sbm")
+LOSSES = ("l2", "deviance")
+MODELS = ("judge", "sbm")
 
 
 @dataclass
@@ -80,11 +79,11 @@ class KSelection:
 
 
 # --------------------------------------------------------------------------- checks
-def _dense(A) -> np.ndarray:
+def as_dense(A) -> np.ndarray:
     return A.toarray() if sp.issparse(A) else np.asarray(A, dtype=float)
 
 
-def _no_loops(A: np.ndarray) -> np.ndarray:
+def no_loops(A: np.ndarray) -> np.ndarray:
     """``A`` with a zero diagonal (a copy when it had self-loops; see the package notes)."""
     if A.shape[0] and np.any(np.diagonal(A) != 0):
         A = A.copy()
@@ -92,7 +91,7 @@ def _no_loops(A: np.ndarray) -> np.ndarray:
     return A
 
 
-def _sparse_no_loops(A):
+def sparse_no_loops(A):
     """A checked sparse adjacency without its diagonal (a copy when it had one)."""
     if A.nnz and np.any(A.diagonal() != 0):
         A = A.copy()
@@ -101,12 +100,12 @@ def _sparse_no_loops(A):
     return A
 
 
-def _without_loops(A):
+def without_loops(A):
     """A checked adjacency, dense or sparse, without its diagonal (a copy when it had one)."""
-    return _sparse_no_loops(A) if sp.issparse(A) else _no_loops(A)
+    return sparse_no_loops(A) if sp.issparse(A) else no_loops(A)
 
 
-def _check_verdicts(A, method: str, via: str | None = None) -> None:
+def check_verdict_weights(A, method: str, via: str | None = None) -> None:
     """Refuse weights above 1 for a rule that reads entries as verdicts (see the package notes)."""
     top = (A.data.max() if A.nnz else 0.0) if sp.issparse(A) else (A.max() if A.size else 0.0)
     if top > 1.0:
@@ -118,21 +117,21 @@ def _check_verdicts(A, method: str, via: str | None = None) -> None:
         )
 
 
-def _graph(adjacency, name: str = "adjacency") -> np.ndarray:
+def checked_graph(adjacency, name: str = "adjacency") -> np.ndarray:
     """A checked adjacency, dense, without self-loops."""
-    return _no_loops(_dense(check_adjacency(adjacency, name)))
+    return no_loops(as_dense(check_adjacency(adjacency, name)))
 
 
-def _check_n(n: int) -> None:
+def check_n(n: int) -> None:
     if n < 3:
         raise ValueError(f"adjacency must have at least 3 nodes to choose K, got {n}")
 
 
-def _check_common(adjacency, k_max):
+def check_common(adjacency, k_max):
     """The checked dense adjacency, its size and ``k_max`` (``1 <= k_max < n``) of a rule's public function."""
-    A = _graph(adjacency)
+    A = checked_graph(adjacency)
     n = A.shape[0]
-    _check_n(n)
+    check_n(n)
     k_max = check_int(k_max, "k_max", low=1)
     if k_max >= n:
         raise ValueError(f"k_max must satisfy 1 <= k_max < n = {n}, got {k_max}")
@@ -140,16 +139,16 @@ def _check_common(adjacency, k_max):
 
 
 # --------------------------------------------------------------------------- results
-def _kmeans(X: np.ndarray, k: int, rng) -> np.ndarray:
+def kmeans_labels(X: np.ndarray, k: int, rng) -> np.ndarray:
     return kmeans(X, k, rng)[0]
 
 
-def _largest_gap(gaps: np.ndarray) -> int:
+def largest_gap_k(gaps: np.ndarray) -> int:
     """``K``: the index (1-based) of the first gap within :data:`GAP_TIE` of the largest one."""
     return int(largest_gap(np.asarray(gaps, dtype=float)[None])[0])
 
 
-def _result(method, k_max, losses, details) -> KSelection:
+def result(method, k_max, losses, details) -> KSelection:
     losses = np.asarray(losses, dtype=float)
     if np.any(np.isnan(losses)) or not np.any(np.isfinite(losses)):
         raise RuntimeError(f"{method}: a non-finite criterion arose ({losses}); please report this graph")
@@ -157,12 +156,12 @@ def _result(method, k_max, losses, details) -> KSelection:
     return KSelection(k=k, candidates=np.arange(1, k_max + 1), losses=losses, method=method, details=details)
 
 
-def _posterior(scores: np.ndarray) -> np.ndarray:
+def posterior_row(scores: np.ndarray) -> np.ndarray:
     return posterior(scores[None])[0]
 
 
 # --------------------------------------------------------------------------- isolated texts
-def _split_isolated(A):
+def split_isolated(A):
     """The adjacency of the texts with an edge, the mask of those texts, and the number of the others.
 
     A sparse ``A`` (a ``csr_array``) gives a sparse core; nothing is made dense.
@@ -176,7 +175,7 @@ def _split_isolated(A):
     return (A if m == 0 else A[np.ix_(keep, keep)]), keep, m
 
 
-def _components_of(A) -> tuple[int, np.ndarray]:
+def components_of(A) -> tuple[int, np.ndarray]:
     """The number of connected components of a symmetric graph and each text's component, numbered by first text.
 
     A symmetric graph's strongly connected components are its components, and scipy finds them
@@ -192,20 +191,20 @@ def _components_of(A) -> tuple[int, np.ndarray]:
     return int(count), labels
 
 
-def _n_components(A) -> int:
-    return _components_of(A)[0] if A.shape[0] else 0
+def n_components(A) -> int:
+    return components_of(A)[0] if A.shape[0] else 0
 
 
-def _components(method: str, core, m: int, O=None) -> KSelection:
-    """The answer for a core too small for a rule: one meaning per part (see :func:`_parts`), one per isolated text."""
-    kc = _parts(core, O)[0] if core.shape[0] else 0
+def components(method: str, core, m: int, O=None) -> KSelection:
+    """The answer for a core too small for a rule: one meaning per part (see :func:`parts`), one per isolated text."""
+    kc = parts(core, O)[0] if core.shape[0] else 0
     return KSelection(
         k=kc + m, candidates=np.array([kc + m]), losses=np.zeros(1), method=method,
         details={"core_k": kc, "fallback": "connected components"}, n_singletons=m,
     )
 
 
-def _with_singletons(sel: KSelection, m: int) -> KSelection:
+def with_singletons(sel: KSelection, m: int) -> KSelection:
     """A rule's answer for a graph's core turned into the answer for the graph, with ``m`` isolated texts."""
     if m:
         sel.k += m
@@ -217,12 +216,12 @@ def _with_singletons(sel: KSelection, m: int) -> KSelection:
 
 
 # --------------------------------------------------------------------------- parts and partly judged graphs
-def _check_mask(observed, A):
+def check_mask(observed, A):
     """The checked ``observed`` mask of a checked ``A`` as a dense 0/1 array, or None (every pair judged)."""
     return checked_dense_mask(observed, A)
 
 
-def _parts(core, O=None) -> tuple[int, np.ndarray]:
+def parts(core, O=None) -> tuple[int, np.ndarray]:
     """The parts of a core that no verdict links: components of the graph of pairs that may share a meaning.
 
     Two texts may share a meaning unless a FALSE verdict says they do not: the pairs judged TRUE
@@ -231,13 +230,13 @@ def _parts(core, O=None) -> tuple[int, np.ndarray]:
     its own ``K`` (see the package notes).  Returns the number of parts and each text's part.
     """
     if O is None:
-        return _components_of(core)
+        return components_of(core)
     G = (np.asarray(core) > 0) | (O == 0)
     np.fill_diagonal(G, False)
-    return _components_of(G.astype(np.int8))
+    return components_of(G.astype(np.int8))
 
 
-def _decomposed(method: str, core, count: int, labels: np.ndarray, k_max: int, run: Callable, min_nodes: int,
+def decomposed(method: str, core, count: int, labels: np.ndarray, k_max: int, run: Callable, min_nodes: int,
                 O=None) -> KSelection:
     """A rule's answer for a core in ``count`` > 1 parts: the rule on each part, the ``K`` of the parts summed.
 
@@ -267,13 +266,13 @@ def _decomposed(method: str, core, count: int, labels: np.ndarray, k_max: int, r
                       confidence=conf)
 
 
-def _on_core(method: str, A: np.ndarray, k_max: int, run: Callable, min_nodes: int = 3, O=None,
+def on_core(method: str, A: np.ndarray, k_max: int, run: Callable, min_nodes: int = 3, O=None,
              true_parts: bool = False) -> KSelection:
     """Apply ``run(core, k_core_max) -> KSelection`` to the texts with an edge; isolated texts are singletons.
 
-    A core in several parts (:func:`_parts`) is decomposed (:func:`_decomposed`).  With ``O``, the
+    A core in several parts (:func:`parts`) is decomposed (:func:`decomposed`).  With ``O``, the
     dense 0/1 mask of judged pairs (None: every pair judged), texts that the graph leaves unresolved
-    (:func:`_unresolved`) are left out, and ``run`` is called as ``run(core, k_core_max, O_core)``.
+    (:func:`unresolved`) are left out, and ``run`` is called as ``run(core, k_core_max, O_core)``.
     A sparse core comes from the sparse route, which has already split it into parts.
     ``true_parts``: the parts are the components of the TRUE graph, not those of the pairs that
     may share a meaning.  The Bethe-Hessian reads the TRUE verdicts as they are and its radius is
@@ -281,7 +280,7 @@ def _on_core(method: str, A: np.ndarray, k_max: int, run: Callable, min_nodes: i
     components (three meanings of four texts with 27 of 66 verdicts lost: K = 1 in 20 of 20 graphs
     on mask parts, 3 in 18 on TRUE components).
     """
-    drop = _unresolved(A, O)
+    drop = unresolved(A, O)
     u = int(np.count_nonzero(drop))
     if u and u == A.shape[0]:
         raise ValueError(
@@ -291,16 +290,17 @@ def _on_core(method: str, A: np.ndarray, k_max: int, run: Callable, min_nodes: i
     if u:
         kept = ~drop
         A, O = A[np.ix_(kept, kept)], O[np.ix_(kept, kept)]
-    core, keep, m = _split_isolated(A)
-    Oc = None if O is None else _mask_or_none(O[np.ix_(keep, keep)], core.shape[0])
+    core, keep, m = split_isolated(A)
+    Oc = None if O is None else dense_mask(O[np.ix_(keep, keep)], core.shape[0])
     nc = core.shape[0]
     kc_max = min(k_max, nc - 1)
     if nc < min_nodes or kc_max < 1:
-        res = _components(method, core, m, Oc)
+        res = components(method, core, m, Oc)
     else:
-        count, labels = (1, None) if sp.issparse(core) else _parts(core, None if true_parts else Oc)
+        count, labels = (1, None) if sp.issparse(core) else parts(core, None if true_parts else Oc)
         if count > 1:
-            res = _with_singletons(_decomposed(method, core, count, labels, k_max, run, min_nodes, Oc), m)
+            parted = cast(np.ndarray, labels)  # count > 1: a dense core's parts
+            res = with_singletons(decomposed(method, core, count, parted, k_max, run, min_nodes, Oc), m)
         else:
             res = run(core, kc_max) if Oc is None else run(core, kc_max, Oc)
             res.details["core_k"] = res.k
@@ -312,7 +312,7 @@ def _on_core(method: str, A: np.ndarray, k_max: int, run: Callable, min_nodes: i
 
 
 # --------------------------------------------------------------------------- the spectrum
-def _normalized_top(A: np.ndarray, k: int):
+def normalized_top(A: np.ndarray, k: int):
     """The ``k`` largest eigenvalues (descending) and eigenvectors of ``D^{-1/2} A D^{-1/2}`` (no isolated node)."""
     n = A.shape[0]
     k = min(k, n)
@@ -329,7 +329,7 @@ def _normalized_top(A: np.ndarray, k: int):
     return w[0, :k], V[0, :, :k]
 
 
-def _bulk_edge(A) -> float:
+def bulk_edge(A) -> float:
     """``2 sqrt((1 - rho) / d_bar)``: the bulk edge of the normalised adjacency of a G(n, rho) graph."""
     n = A.shape[0]
     d_bar = float(A.sum()) / n

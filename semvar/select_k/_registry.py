@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from ._common import KSelection, _check_verdicts
+from ._common import KSelection, check_verdict_weights
 
 __all__ = ["Rule", "RULES", "METHODS", "register", "rule", "run"]
 
@@ -128,12 +128,10 @@ def rule(function: Callable[..., KSelection] | None = None, *, name: str | None 
     callable
         The decorator; it returns the decorated function unchanged.
     """
-    traits = dict(verdicts=verdicts, spectrum=spectrum, sparse=sparse, random_state=random_state,
-                  combines=combines, rank=rank)
-
     def decorate(f: Callable) -> Callable:
         public, runner = (function, f) if function is not None else (f, _plain_runner(f, random_state))
-        register(Rule(name or public.__name__, public, runner, **traits))
+        register(Rule(name or public.__name__, public, runner, verdicts=verdicts, spectrum=spectrum, sparse=sparse,
+                      random_state=random_state, combines=combines, rank=rank))
         return f
 
     return decorate
@@ -169,4 +167,4 @@ def _check_rule_weights(A, name: str) -> None:
     via = None if asks == (name,) else name
     for other in asks:
         if RULES[other].verdicts:
-            _check_verdicts(A, other, via)
+            check_verdict_weights(A, other, via)

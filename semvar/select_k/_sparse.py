@@ -20,13 +20,13 @@ from .._validation import check_adjacency, check_int
 from ..spectral import leading_eigenpairs
 from ._common import (
     KSelection,
-    _bulk_edge,
-    _check_verdicts,
-    _components_of,
-    _decomposed,
-    _sparse_no_loops,
-    _split_isolated,
-    _with_singletons,
+    bulk_edge,
+    check_verdict_weights,
+    components_of,
+    decomposed,
+    sparse_no_loops,
+    split_isolated,
+    with_singletons,
 )
 from ._registry import RULES, run
 
@@ -156,7 +156,7 @@ def _bulk_top(core, kc_max: int, eigenvalues_only: bool = False, t: float | None
     With ``eigenvalues_only`` (the eigengap) the ``kc_max + 1`` leading eigenvalues are computed to
     :data:`_BULK_TOL`.
     """
-    t = _bulk_edge(core) if t is None else t
+    t = bulk_edge(core) if t is None else t
     if eigenvalues_only:
         w, V = leading_eigenpairs(core, kc_max + 1, tol=_BULK_TOL, check_input=False)
         return w, V, t, 0
@@ -181,23 +181,23 @@ def _sparse_route(A, method: str, k_max: int):
     edge, ``keep`` their mask, ``spectrum`` the core's leading eigenpairs), or None when the core has
     at most ``SPARSE.n`` texts: the caller then takes the dense route.  ``k_max < n``.
     """
-    core, keep, m = _split_isolated(A)
+    core, keep, m = split_isolated(A)
     nc = core.shape[0]
     kc_max = min(k_max, nc - 1)
     if nc <= SPARSE.n or kc_max + 2 >= nc:
         return None  # (Lanczos needs fewer than nc - 1 eigenpairs)
-    count, labels = _components_of(core)  # O(edges): about a tenth of the solve at n = 10^6
+    count, labels = components_of(core)  # O(edges): about a tenth of the solve at n = 10^6
     if nc <= SPARSE.tied_n and count > 1:
         return None
     eigenvalues_only = RULES[method].spectrum == "eigenvalues"
     if count > 1:  # no meaning spans two components: the rule on each, large ones by this route
-        sel = _with_singletons(_decomposed(method, core, count, labels, kc_max, _part_rule(method), 3), m)
+        sel = with_singletons(decomposed(method, core, count, labels, kc_max, _part_rule(method), 3), m)
         return sel, core, keep, None
     if nc <= SPARSE.exact_n:
         spectrum = _sparse_top(core, kc_max + 1)
     else:
         spectrum = _bulk_top(core, kc_max, eigenvalues_only=eigenvalues_only)
-    sel = _with_singletons(run(core, method, kc_max, None, spectrum), m)
+    sel = with_singletons(run(core, method, kc_max, None, spectrum), m)
     return sel, core, keep, spectrum
 
 
@@ -222,7 +222,7 @@ def _try_sparse(adjacency, method: str, k_max, checked: bool = False) -> KSelect
     """
     if not sp.issparse(adjacency) or not RULES[method].sparse:
         return None
-    A = _sparse_no_loops(adjacency if checked else check_adjacency(adjacency))
+    A = sparse_no_loops(adjacency if checked else check_adjacency(adjacency))
     n = A.shape[0]
     if n <= SPARSE.n:
         return None
@@ -232,7 +232,7 @@ def _try_sparse(adjacency, method: str, k_max, checked: bool = False) -> KSelect
     elif k_max >= n:
         raise ValueError(f"k_max must satisfy 1 <= k_max < n = {n}, got {k_max}")
     if RULES[method].verdicts:
-        _check_verdicts(A, method)
+        check_verdict_weights(A, method)
     with one_thread():
         out = _sparse_route(A, method, k_max)
     return None if out is None else out[0]

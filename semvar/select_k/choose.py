@@ -9,27 +9,27 @@ texts with an edge from the spectrum the rule read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import scipy.sparse as sp
 from numpy.typing import ArrayLike
 
+from .._masks import dense_mask, unresolved
 from .._threads import one_thread
 from .._validation import RandomStateLike, check_adjacency, check_bool, check_int, check_option, check_random_state
 from ._common import (
     KSelection,
-    _check_mask,
-    _check_n,
-    _components,
-    _dense,
-    _mask_or_none,
-    _no_loops,
-    _normalized_top,
-    _parts,
-    _split_isolated,
-    _unresolved,
-    _with_singletons,
-    _without_loops,
+    as_dense,
+    check_mask,
+    check_n,
+    components,
+    no_loops,
+    normalized_top,
+    parts,
+    split_isolated,
+    with_singletons,
+    without_loops,
 )
 from ._registry import METHODS, RULES, _check_rule_weights, run
 from ._sparse import _sparse_route, _try_sparse
@@ -100,15 +100,15 @@ def choose_k(
     check_option(method, "method", METHODS)
     check_bool(check_input, "check_input")
     check_bool(return_selection, "return_selection")
-    A = check_adjacency(adjacency) if check_input else adjacency
+    A = check_adjacency(adjacency) if check_input else cast("np.ndarray | sp.csr_array", adjacency)
     n = A.shape[0]
     k_max = check_int(k_max, "k_max", low=1)
-    _check_n(n)
+    check_n(n)
     rng = check_random_state(random_state)
-    O = _check_mask(observed, A)
+    O = check_mask(observed, A)
     sel = _try_sparse(A, method, min(k_max, n - 1), checked=True) if O is None else None
     if sel is None:
-        A = _no_loops(_dense(A))
+        A = no_loops(as_dense(A))
         _check_rule_weights(A, method)
         with one_thread():
             sel = run(A, method, min(k_max, n - 1), rng, observed=O)
@@ -215,11 +215,11 @@ def select_with_core(
     """
     check_option(method, "method", METHODS)
     check_bool(check_input, "check_input")
-    A = _without_loops(check_adjacency(adjacency)) if check_input else adjacency
+    A = without_loops(check_adjacency(adjacency)) if check_input else adjacency
     k_max = check_int(k_max, "k_max", low=1)
     rng = check_random_state(random_state)
     _check_rule_weights(A, method)
-    O = _check_mask(observed, A) if check_input else observed
+    O = check_mask(observed, A) if check_input else observed
     return _select_with_core(A, method, k_max, rng, O)
 
 
@@ -233,16 +233,16 @@ def _select_with_core(A, method: str, k_max: int, rng, O=None) -> CoreSelection:
         if route is not None:
             sel, core, keep, spectrum = route
             return CoreSelection(sel, keep, core, spectrum)
-    core, keep, m = _split_isolated(A)  # a sparse graph: only its core is made dense
+    core, keep, m = split_isolated(A)  # a sparse graph: only its core is made dense
     dense = core.toarray() if sp.issparse(core) else core
     nc = core.shape[0]
     spectrum = None
     if n < 3:
-        sel = _components(method, dense, m)
+        sel = components(method, dense, m)
     elif sp.issparse(A):
-        sel = _with_singletons(run(dense, method, min(k_max, n - 1), rng), m)
-    elif nc >= 3 and RULES[method].spectrum is not None and _parts(dense)[0] == 1:
-        spectrum = _normalized_top(dense, min(k_max, n - 1, nc - 1) + 1)
+        sel = with_singletons(run(dense, method, min(k_max, n - 1), rng), m)
+    elif nc >= 3 and RULES[method].spectrum is not None and parts(dense)[0] == 1:
+        spectrum = normalized_top(dense, min(k_max, n - 1, nc - 1) + 1)
         sel = run(A, method, min(k_max, n - 1), rng, spectrum)
     else:
         sel = run(A, method, min(k_max, n - 1), rng)
@@ -253,14 +253,14 @@ def _select_masked(A, method: str, k_max: int, rng, O) -> CoreSelection:
     """select_with_core for a partly judged graph (dense ``O``): the unresolved texts set aside, no shared spectrum."""
     A = A.toarray() if sp.issparse(A) else A
     n = A.shape[0]
-    drop = _unresolved(A, O)
+    drop = unresolved(A, O)
     kept = ~drop
-    core, keep_r, m = _split_isolated(A[np.ix_(kept, kept)])
+    core, keep_r, m = split_isolated(A[np.ix_(kept, kept)])
     keep = np.zeros(n, dtype=bool)
     keep[np.flatnonzero(kept)[keep_r]] = True
-    Oc = _mask_or_none(O[np.ix_(keep, keep)], core.shape[0])
+    Oc = dense_mask(O[np.ix_(keep, keep)], core.shape[0])
     if n < 3:
-        sel = _components(method, core, m, Oc)
+        sel = components(method, core, m, Oc)
         sel.n_unresolved = int(np.count_nonzero(drop))
     else:
         sel = run(A, method, min(k_max, n - 1), rng, observed=O)

@@ -13,19 +13,19 @@ from numpy.typing import ArrayLike
 
 from .._batched import AUTO_SMALL, choose
 from .._masks import completed as _completed
+from .._masks import unresolved
 from .._threads import one_thread
 from .._validation import RandomStateLike, check_int, check_random_state
 from ._common import (
     KSelection,
-    _check_common,
-    _check_mask,
-    _check_n,
-    _check_verdicts,
-    _graph,
-    _normalized_top,
-    _on_core,
-    _split_isolated,
-    _unresolved,
+    check_common,
+    check_mask,
+    check_n,
+    check_verdict_weights,
+    checked_graph,
+    normalized_top,
+    on_core,
+    split_isolated,
 )
 from ._registry import RULES, _voters, rule, run
 from ._sparse import _try_sparse
@@ -77,12 +77,12 @@ def consensus(
     >>> res.k, res.confidence
     (2, 1.0)
     """
-    A, n, k_max = _check_common(adjacency, k_max)
+    A, n, k_max = check_common(adjacency, k_max)
     methods = _check_methods(methods)
     for m in methods:
         if RULES[m].verdicts:
-            _check_verdicts(A, m, "consensus")
-    O = _check_mask(observed, A)
+            check_verdict_weights(A, m, "consensus")
+    O = check_mask(observed, A)
     rng = check_random_state(random_state)
     with one_thread():
         return _consensus(A, k_max, methods, rng, O)
@@ -104,8 +104,8 @@ def _consensus(A: np.ndarray, k_max: int, methods: tuple, rng, O=None) -> KSelec
     ks = np.sort(np.array(list(votes.values())))
     k = int(ks[(ks.size - 1) // 2])
     share = float(np.mean(ks == k))
-    drop = _unresolved(A, O)
-    m = _split_isolated(A[np.ix_(~drop, ~drop)])[2]
+    drop = unresolved(A, O)
+    m = split_isolated(A[np.ix_(~drop, ~drop)])[2]
     res = KSelection(k=k, candidates=np.array(sorted(set(votes.values()))), losses=np.zeros(len(set(votes.values()))),
                      method="consensus", details={"votes": votes}, n_singletons=m, confidence=share,
                      n_unresolved=int(np.count_nonzero(drop)))
@@ -183,12 +183,12 @@ def auto(
     sel = _try_sparse(adjacency, "auto", k_max) if observed is None else None
     if sel is not None:
         return sel
-    A = _graph(adjacency)
+    A = checked_graph(adjacency)
     n = A.shape[0]
-    _check_n(n)
+    check_n(n)
     k_max = min(check_int(k_max, "k_max", low=1), n - 1)
-    O = _check_mask(observed, A)
-    _check_verdicts(A, "auto")
+    O = check_mask(observed, A)
+    check_verdict_weights(A, "auto")
     with one_thread():
         return _auto(A, k_max, O=O)
 
@@ -204,9 +204,9 @@ def _auto(A: np.ndarray, k_max: int, spectrum=None, O=None) -> KSelection:
 
     def run(core, kc_max, Oc=None):
         if Oc is not None:
-            spec = _normalized_top(_completed(core, Oc), kc_max + 1)
+            spec = normalized_top(_completed(core, Oc), kc_max + 1)
         else:
-            spec = spectrum if spectrum is not None else _normalized_top(core, kc_max + 1)
+            spec = spectrum if spectrum is not None else normalized_top(core, kc_max + 1)
         res = _criterion_core("icl", _icl_value, core, kc_max, "judge", spec, Oc)
         k, conf, _, k_icl, k_gap = choose(res.details["icl"][None], spec[0][None, : kc_max + 1], small)
         res.method = "auto"
@@ -215,7 +215,7 @@ def _auto(A: np.ndarray, k_max: int, spectrum=None, O=None) -> KSelection:
         res.k, res.confidence = int(k[0]), float(conf[0])
         return res
 
-    res = _on_core("auto", A, k_max, run, O=O)
+    res = on_core("auto", A, k_max, run, O=O)
     res.details.setdefault("rule", "connected components")
     return res
 

@@ -23,15 +23,15 @@ from .._validation import (
     check_real,
 )
 from ._common import (
-    _LOSSES,
+    LOSSES,
     KSelection,
-    _check_common,
-    _check_mask,
-    _dense,
-    _kmeans,
-    _n_components,
-    _on_core,
-    _result,
+    as_dense,
+    check_common,
+    check_mask,
+    kmeans_labels,
+    n_components,
+    on_core,
+    result,
 )
 from ._registry import rule
 
@@ -154,11 +154,11 @@ def ncv(
     >>> int(ncv(A, 5, random_state=0))
     3
     """
-    A, n, k_max = _check_common(adjacency, k_max)
+    A, n, k_max = check_common(adjacency, k_max)
     folds = check_int(folds, "folds", low=2)
     if folds > n // 2:
         raise ValueError(f"folds must satisfy 2 <= folds <= n // 2 = {n // 2} so every fold holds a pair, got {folds}")
-    check_option(loss, "loss", _LOSSES)
+    check_option(loss, "loss", LOSSES)
     repeats = check_int(repeats, "repeats", low=1)
     check_bool(se_rule, "se_rule")
     n_train_min = n - -(-n // folds)
@@ -167,7 +167,7 @@ def ncv(
             f"k_max must be <= {n_train_min}, the number of training nodes of the largest fold "
             f"(n = {n}, folds = {folds}), got {k_max}"
         )
-    O = _check_mask(observed, A)
+    O = check_mask(observed, A)
     rng = check_random_state(random_state)
     with one_thread():
         return _ncv(A, k_max, folds, loss, rng, repeats, se_rule, O)
@@ -187,7 +187,7 @@ def _ncv(A: np.ndarray, k_max: int, folds: int, loss: str, rng, repeats: int = 1
         kk = min(kc_max, nc - -(-nc // f))
         return _ncv_core(core, kk, f, loss, rng, repeats, se_rule, Oc)
 
-    return _on_core("ncv", A, k_max, run, min_nodes=4, O=O)
+    return on_core("ncv", A, k_max, run, min_nodes=4, O=O)
 
 
 def _ncv_core(A: np.ndarray, k_max: int, folds: int, loss: str, rng, repeats: int, se_rule: bool,
@@ -219,7 +219,7 @@ def _ncv_core(A: np.ndarray, k_max: int, folds: int, loss: str, rng, repeats: in
             cross = A[np.ix_(train, test)]
             Att = A[np.ix_(train, train)]
             for k in range(1, kk + 1):
-                g = _kmeans(Vall[:, :k], k, rng)
+                g = kmeans_labels(Vall[:, :k], k, rng)
                 g_tr, g_te = g[:nt], g[nt:]
                 # block densities from pairs touching the training nodes
                 Btt = _block_fit(A, train, train, g_tr, g_tr, k, same=True)
@@ -237,7 +237,7 @@ def _ncv_core(A: np.ndarray, k_max: int, folds: int, loss: str, rng, repeats: in
     chosen = l2 if loss == "l2" else dev
     details = {"fold_l2": fl2, "fold_deviance": fdev, "l2": l2, "deviance": dev, "loss": loss,
                "folds": folds, "repeats": repeats, "se_rule": se_rule}
-    res = _result("ncv", k_max, chosen, details)
+    res = result("ncv", k_max, chosen, details)
     if se_rule and fl2.shape[0] > 1:
         rows = fl2 if loss == "l2" else fdev
         mean = rows.mean(0)
@@ -311,14 +311,14 @@ def ecv(
     >>> int(ecv(A, 5, random_state=0))
     3
     """
-    A, n, k_max = _check_common(adjacency, k_max)
+    A, n, k_max = check_common(adjacency, k_max)
     holdout = check_real(holdout, "holdout", low=0.0, high=0.5, low_open=True)
     repeats = check_int(repeats, "repeats", low=1)
-    check_option(loss, "loss", _LOSSES)
+    check_option(loss, "loss", LOSSES)
     if observed is None:
         M = None
     else:
-        M = _dense(check_adjacency(observed, "observed"))
+        M = as_dense(check_adjacency(observed, "observed"))
         if M.shape != (n, n):
             raise ValueError(f"observed must have shape {(n, n)}, got {M.shape}")
         if not np.all((M == 0) | (M == 1)):
@@ -351,13 +351,13 @@ def _ecv(A: np.ndarray, k_max: int, M, holdout: float, repeats: int, loss: str, 
         n_obs = int(np.count_nonzero(obs))
         n_hold = int(round(holdout * n_obs))
         if n_hold < 1 or n_obs - n_hold < nc:
-            kc = _n_components(core)
+            kc = n_components(core)
             return KSelection(k=kc, candidates=np.array([kc]), losses=np.zeros(1), method="ecv",
                               details={"fallback": "connected components"})
         return _ecv_core(core, kc_max, obs, n_hold, repeats, loss, rng)
 
     O = None if M is None else (M.toarray() if sp.issparse(M) else np.asarray(M, dtype=float))
-    return _on_core("ecv", A, k_max, run, O=O)
+    return on_core("ecv", A, k_max, run, O=O)
 
 
 def _ecv_core(A: np.ndarray, k_max: int, obs: np.ndarray, n_hold: int, repeats: int, loss: str, rng) -> KSelection:
@@ -381,7 +381,7 @@ def _ecv_core(A: np.ndarray, k_max: int, obs: np.ndarray, n_hold: int, repeats: 
         hi, hj = iu[0][held], iu[1][held]
         a_held = a_up[held]
         for k in range(1, k_max + 1):
-            g = _kmeans(vecs[:, order[:k]], k, rng)
+            g = kmeans_labels(vecs[:, order[:k]], k, rng)
             Z = np.eye(k)[g]
             s = Z.T @ (W * A) @ Z
             c = Z.T @ W @ Z
@@ -390,7 +390,7 @@ def _ecv_core(A: np.ndarray, k_max: int, obs: np.ndarray, n_hold: int, repeats: 
             rl2[r, k - 1], rdev[r, k - 1] = _pair_losses(a_held, B[g[hi], g[hj]])
     l2, dev = rl2.sum(0), rdev.sum(0)
     chosen = l2 if loss == "l2" else dev
-    return _result("ecv", k_max, chosen, {"repeat_l2": rl2, "repeat_deviance": rdev, "l2": l2, "deviance": dev, "loss": loss})
+    return result("ecv", k_max, chosen, {"repeat_l2": rl2, "repeat_deviance": rdev, "l2": l2, "deviance": dev, "loss": loss})
 
 
 # --------------------------------------------------------------------------- by name, with the defaults

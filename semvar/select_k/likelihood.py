@@ -16,16 +16,16 @@ from .._masks import completed as _completed
 from .._threads import one_thread
 from .._validation import check_option
 from ._common import (
-    _MODELS,
+    MODELS,
     KSelection,
-    _check_common,
-    _check_mask,
-    _check_verdicts,
-    _graph,
-    _normalized_top,
-    _on_core,
-    _posterior,
-    _result,
+    check_common,
+    check_mask,
+    check_verdict_weights,
+    checked_graph,
+    normalized_top,
+    on_core,
+    posterior_row,
+    result,
 )
 from ._registry import rule
 from ._sparse import _try_sparse
@@ -114,13 +114,13 @@ def icl(
     >>> res.k, round(res.confidence, 2)
     (3, 1.0)
     """
-    check_option(model, "model", _MODELS)
+    check_option(model, "model", MODELS)
     sel = _try_sparse(adjacency, "icl", k_max) if model == "judge" and observed is None else None
     if sel is not None:
         return sel
-    A, n, k_max = _check_common(adjacency, k_max)
-    O = _check_mask(observed, A)
-    _check_verdicts(A, "icl")
+    A, n, k_max = check_common(adjacency, k_max)
+    O = check_mask(observed, A)
+    check_verdict_weights(A, "icl")
     with one_thread():
         return _icl(A, k_max, model, O=O)
 
@@ -176,10 +176,10 @@ def bic(
     >>> int(bic(A, 6))
     3
     """
-    A, n, k_max = _check_common(adjacency, k_max)
-    check_option(model, "model", _MODELS)
-    O = _check_mask(observed, A)
-    _check_verdicts(A, "bic")
+    A, n, k_max = check_common(adjacency, k_max)
+    check_option(model, "model", MODELS)
+    O = check_mask(observed, A)
+    check_verdict_weights(A, "bic")
     with one_thread():
         return _bic(A, k_max, model, O=O)
 
@@ -224,14 +224,14 @@ def icl_of(
     >>> round(icl_of(A, np.zeros(10, dtype=int)), 2), round(icl_of(A, np.repeat(np.arange(5), 2)), 2)
     (-17.84, -19.27)
     """
-    A = _graph(adjacency)
+    A = checked_graph(adjacency)
     n = A.shape[0]
-    check_option(model, "model", _MODELS)
-    _check_verdicts(A, "icl")
+    check_option(model, "model", MODELS)
+    check_verdict_weights(A, "icl")
     z = np.asarray(labels)
     if z.shape != (n,) or not np.issubdtype(z.dtype, np.integer):
         raise ValueError(f"labels must be {n} whole numbers (one cluster per text), got {z.dtype} of shape {z.shape}")
-    O = None if observed is None else _check_mask(observed, A)
+    O = None if observed is None else check_mask(observed, A)
     return float(_icl_value(A, z, model, O))
 
 
@@ -339,7 +339,7 @@ def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str,
     """ICL or BIC of spectral clusters of a core (no isolated text) for ``K = 1, ..., K_up``.
 
     With ``O``, the 0/1 mask of judged pairs of a partly judged core, the clusters come from the
-    completed graph (:func:`semvar.select_k._common._completed`) and the criterion counts judged
+    completed graph (:func:`semvar._masks.completed`) and the criterion counts judged
     pairs only.
 
     ``K_up`` is ``kc_max`` or, if smaller, the number of positive eigenvalues of the normalised
@@ -350,10 +350,10 @@ def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str,
     (the code that scores a batch of graphs, with a batch of one).
     """
     if O is not None:
-        spectrum = _normalized_top(_completed(core, O), kc_max + 1)
-    w, V = spectrum[:2] if spectrum is not None else _normalized_top(core, kc_max + 1)
+        spectrum = normalized_top(_completed(core, O), kc_max + 1)
+    w, V = spectrum[:2] if spectrum is not None else normalized_top(core, kc_max + 1)
     floor = spectrum[2] if spectrum is not None and len(spectrum) > 2 else 0.0  # see _sparse._bulk_top
-    k_up = int(min(kc_max, max(np.count_nonzero(w[:kc_max] > floor), 1)))
+    k_up = int(min(kc_max, max(int(np.count_nonzero(w[:kc_max] > floor)), 1)))
     if value is _icl_value and model == "judge" and O is None and not sp.issparse(core):
         scores, by_k = icl_scores(core[None], w[None], V[None], kc_max, floor)
         return _criterion_result(name, kc_max, scores[0], {k: z[0] for k, (_, z) in by_k.items()}, model, k_up)
@@ -375,15 +375,15 @@ def _criterion_core(name: str, value, core: np.ndarray, kc_max: int, model: str,
 
 
 def _criterion_result(name: str, kc_max: int, scores: np.ndarray, labels: dict, model: str, k_up: int) -> KSelection:
-    post = _posterior(scores)
-    res = _result(name, kc_max, -scores, {name: scores, "posterior": post, "labels": labels, "model": model,
+    post = posterior_row(scores)
+    res = result(name, kc_max, -scores, {name: scores, "posterior": post, "labels": labels, "model": model,
                                            "k_up": k_up})
     res.confidence = float(post[res.k - 1])
     return res
 
 
 def _criterion(name: str, value, A: np.ndarray, k_max: int, model: str, spectrum=None, O=None) -> KSelection:
-    return _on_core(name, A, k_max,
+    return on_core(name, A, k_max,
                     lambda core, kc_max, Oc=None: _criterion_core(name, value, core, kc_max, model,
                                                                   spectrum if Oc is None else None, Oc), O=O)
 

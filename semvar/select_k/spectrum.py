@@ -14,14 +14,14 @@ from .._threads import one_thread
 from .._validation import check_bool, check_real
 from ._common import (
     KSelection,
-    _bulk_edge,
-    _check_common,
-    _check_mask,
-    _largest_gap,
-    _n_components,
-    _normalized_top,
-    _on_core,
-    _result,
+    bulk_edge,
+    check_common,
+    check_mask,
+    largest_gap_k,
+    n_components,
+    normalized_top,
+    on_core,
+    result,
 )
 from ._registry import rule
 from ._sparse import _try_sparse
@@ -95,7 +95,7 @@ def eigengap(
         sel = _try_sparse(adjacency, "eigengap", k_max)
         if sel is not None:
             return sel
-    A, n, k_max = _check_common(adjacency, k_max)
+    A, n, k_max = check_common(adjacency, k_max)
     check_bool(skip_first, "skip_first")
     if skip_first and k_max < 2:
         raise ValueError(f"skip_first=True needs k_max >= 2, got {k_max}")
@@ -103,7 +103,7 @@ def eigengap(
         threshold = check_real(threshold, "threshold")
     if skip_first and threshold is not None:
         raise ValueError("skip_first and threshold cannot be combined (a threshold has no first gap to skip)")
-    O = _check_mask(observed, A)
+    O = check_mask(observed, A)
     with one_thread():
         return _eigengap(A, k_max, skip_first, threshold, O=O)
 
@@ -113,26 +113,26 @@ def _eigengap(A: np.ndarray, k_max: int, skip_first: bool, threshold=None, spect
 
     def run(core, kc_max, Oc=None):
         if skip_first and kc_max < 2:
-            return KSelection(k=_n_components(core), candidates=np.array([1]), losses=np.zeros(1),
+            return KSelection(k=n_components(core), candidates=np.array([1]), losses=np.zeros(1),
                               method="eigengap", details={"fallback": "connected components"})
         # a partly judged core is read as it is: its TRUE verdicts (see the package notes)
-        mu = spectrum[0][: kc_max + 1] if spectrum is not None and Oc is None else _normalized_top(core, kc_max + 1)[0]
+        mu = spectrum[0][: kc_max + 1] if spectrum is not None and Oc is None else normalized_top(core, kc_max + 1)[0]
         gaps = mu[:-1] - mu[1:]
         details = {"eigenvalues": mu, "skip_first": skip_first, "threshold": None}
         if skip_first:
             gaps = gaps.copy()
             gaps[0] = -np.inf
-            k = _largest_gap(gaps)
+            k = largest_gap_k(gaps)
             return KSelection(k=k, candidates=np.arange(1, kc_max + 1), losses=-gaps, method="eigengap", details=details)
-        res = _result("eigengap", kc_max, -gaps, details)
-        res.k = _largest_gap(gaps)
+        res = result("eigengap", kc_max, -gaps, details)
+        res.k = largest_gap_k(gaps)
         if threshold is not None:
-            t = _bulk_edge(core) if threshold == "bulk" else float(threshold)
+            t = bulk_edge(core) if threshold == "bulk" else float(threshold)
             res.details["threshold"] = t
             res.k = int(min(max(np.count_nonzero(mu[:kc_max] > t), 1), kc_max))
         return res
 
-    return _on_core("eigengap", A, k_max, run, O=O)
+    return on_core("eigengap", A, k_max, run, O=O)
 
 
 # --------------------------------------------------------------------------- Bethe-Hessian
@@ -178,8 +178,8 @@ def bethe_hessian(
     >>> int(bethe_hessian(A, 5))
     3
     """
-    A, n, k_max = _check_common(adjacency, k_max)
-    O = _check_mask(observed, A)
+    A, n, k_max = check_common(adjacency, k_max)
+    O = check_mask(observed, A)
     with one_thread():
         return _bethe_hessian(A, k_max, O)
 
@@ -198,7 +198,7 @@ def _bethe_hessian(A: np.ndarray, k_max: int, O=None) -> KSelection:
         return KSelection(k=k, candidates=np.arange(1, kc_max + 1), losses=vals[:kc_max], method="bethe_hessian",
                           details={"r": r, "n_negative": n_neg})
 
-    return _on_core("bethe_hessian", A, k_max, run, O=O, true_parts=True)
+    return on_core("bethe_hessian", A, k_max, run, O=O, true_parts=True)
 
 
 # --------------------------------------------------------------------------- by name, with the defaults

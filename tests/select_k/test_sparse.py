@@ -147,10 +147,10 @@ def test_bulk_route_of_very_large_cores_equals_the_exact_route(monkeypatch):
 def test_bulk_solve_is_loose_only_where_that_settles_the_question(monkeypatch):
     """The loose first solve is kept when the last Ritz value is placed and the eigenpairs above the bulk are exact."""
     from semvar.select_k import _sparse
-    from semvar.select_k._common import _bulk_edge
+    from semvar.select_k._common import bulk_edge
 
     core = sp.csr_array(_sparse_sbm([1000, 1000, 1000], 40.0, 10.0, 8), dtype=float)  # equal degrees: the
-    t = _bulk_edge(core)  # bulk ends near the edge of a graph of the same density
+    t = bulk_edge(core)  # bulk ends near the edge of a graph of the same density
     tols = []
     real = _sparse.leading_eigenpairs
 
@@ -181,14 +181,14 @@ def test_bulk_solve_is_loose_only_where_that_settles_the_question(monkeypatch):
 def test_bulk_solve_counts_only_a_leading_run_of_exact_columns(monkeypatch, r, exact):
     """A column above the edge that is not exact sends the solve to the tighter tolerance and ends the run."""
     from semvar.select_k import _sparse
-    from semvar.select_k._common import _bulk_edge
+    from semvar.select_k._common import bulk_edge
 
     core = sp.csr_array(_sparse_sbm([1000, 1000, 1000], 40.0, 10.0, 8), dtype=float)
     tols, real = [], _sparse.leading_eigenpairs
     monkeypatch.setattr(_sparse, "leading_eigenpairs",
                         lambda c, k, **kw: tols.append(kw["tol"]) or real(c, k, **kw))
     monkeypatch.setattr(_sparse, "_residuals", lambda c, w, V, s=None: np.array(r))
-    assert _sparse._bulk_solve(core, 4, _bulk_edge(core))[2] == exact
+    assert _sparse._bulk_solve(core, 4, bulk_edge(core))[2] == exact
     assert tols == [_sparse._BULK_LOOSE_TOL, _sparse._BULK_TOL]
 
 
@@ -249,11 +249,11 @@ def test_a_large_core_in_components_is_decomposed_and_each_meaning_found():
     core = _split_core()
     sel = auto(core, 10)
     assert "parts" in sel.details and sel.details["part_k"].tolist() == [1, 1, 1, 1, 1]
-    assert sel.k == 5 and _sparse._components_of(core)[0] == 5
+    assert sel.k == 5 and _sparse.components_of(core)[0] == 5
     from semvar.pipeline import graph_entropy
 
     h, labels = graph_entropy(core, "auto", random_state=0, return_labels=True)
-    assert np.array_equal(labels, _sparse._components_of(core)[1])  # each component one cluster, numbered by first text
+    assert np.array_equal(labels, _sparse.components_of(core)[1])  # each component one cluster, numbered by first text
 
 
 def _circulant(m, offsets):
@@ -276,7 +276,7 @@ def test_components_of_equal_regular_graphs_are_found():
     w, V = _sparse.leading_eigenpairs(A, 4, tol=_sparse._BULK_LOOSE_TOL)
     u = np.sqrt(A.sum(1)) / np.linalg.norm(np.sqrt(A.sum(1)))
     assert np.sum(w > 1 - 1e-9) == 1 and abs(abs(V[:, 0] @ u) - 1) < 1e-10  # seen once, as D^{1/2} 1
-    count, labels = _sparse._components_of(A)
+    count, labels = _sparse.components_of(A)
     assert count == 2 and labels[:m].tolist() == [0] * m and labels[m:].tolist() == [1] * m
     _, labels, sel = graph_entropy(A, "auto", random_state=0, return_labels=True, return_k=True)
     assert sel.k >= 2 and not np.intersect1d(labels[:m], labels[m:]).size  # no cluster spans both (7 did)
@@ -289,7 +289,7 @@ def test_components_are_numbered_by_first_text():
     A = sp.csr_array(sp.block_diag([pair, pair, pair]))
     order = np.array([4, 0, 2, 5, 1, 3])  # texts 0 and 1 in components of 4 and 2, ...
     P = A[order][:, order]
-    count, labels = _sparse._components_of(P)
+    count, labels = _sparse.components_of(P)
     assert count == 3 and labels.tolist() == [0, 1, 2, 0, 1, 2]
 
 

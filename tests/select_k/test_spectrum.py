@@ -31,9 +31,9 @@ def test_eigengap_threshold():
 def test_tied_gaps_go_to_the_smaller_k_whatever_the_rounding():
     """A path of three texts has eigenvalues 1, 0, -1: two equal gaps, which rounding must not decide."""
     from semvar.select_k import GAP_TIE
-    from semvar.select_k._common import _largest_gap
+    from semvar.select_k._common import largest_gap_k
 
     path = np.array([[0, 1, 0], [1, 0, 1], [0, 1, 0]], dtype=float)
     assert eigengap(path, 2).k == 1 and auto(path, 2).details["eigengap_k"] == 1
-    assert _largest_gap(np.array([0.5, 0.5 - GAP_TIE / 2, 0.2])) == 1
-    assert _largest_gap(np.array([0.5, 0.5 + 10 * GAP_TIE, 0.2])) == 2
+    assert largest_gap_k(np.array([0.5, 0.5 - GAP_TIE / 2, 0.2])) == 1
+    assert largest_gap_k(np.array([0.5, 0.5 + 10 * GAP_TIE, 0.2])) == 2
