@@ -147,7 +147,7 @@ def choose(scores: np.ndarray, mu: np.ndarray, small: bool | np.ndarray):
 
 # --------------------------------------------------------------------------- many graphs, end to end
 def auto_entropies(
-    graphs: Sequence[np.ndarray], rngs: Sequence[np.random.Generator] | Callable[[int], np.random.Generator],
+    graphs: np.ndarray | Sequence[np.ndarray], rngs: Sequence[np.random.Generator] | Callable[[int], np.random.Generator],
     k_max: int,
 ) -> list[tuple[float, int, float]]:
     """``(entropy, K, confidence)`` of each dense, fully judged graph with ``k="auto"`` (confidence NaN where none).
