@@ -7,7 +7,9 @@ arithmetic.  This module holds the package's one k-means for such problems:
 Lloyd's algorithm with greedy k-means++ seeding (Arthur & Vassilvitskii 2007),
 every restart of every problem of a stack ``(B, n, d)`` advanced together as
 one array operation (a problem whose restarts have all converged leaves the
-stack), and the deterministic single run started from rows chosen by a
+stack; the centres of all restarts of a problem meet its points in one matrix
+product; problems go through in blocks of :data:`BLOCK`, whose work arrays stay
+in cache), and the deterministic single run started from rows chosen by a
 pivoted QR.  One problem is a stack of one (:func:`kmeans`,
 :func:`kmeans_pivoted`), so a single graph and a batch of graphs are clustered
 by the same code.  It finds the same optimum as scikit-learn on
