@@ -131,10 +131,8 @@ def graph_measures(*, variants: bool = True) -> list[str]:
 
     Examples
     --------
-    >>> graph_measures()[:3]
-    ['semantic_entropy', 'num_semantic_sets', 'spectral_entropy']
-    >>> graph_measures()[-2:], graph_measures(variants=False)[-1]
-    (['von_neumann', 'spectral_k_rule'], 'deg_w')
+    >>> "spectral_entropy" in graph_measures(variants=False), graph_measures()[-2:]
+    (True, ['von_neumann', 'spectral_k_rule'])
     """
     keys = [k for k, m in MEASURES.items() if m.needs in GRAPH_NEEDS]
     return keys + list(VARIANTS) if check_bool(variants, "variants") else keys
@@ -157,8 +155,8 @@ def free_measures(*, extras: bool = True) -> list[str]:
 
     Examples
     --------
-    >>> free_measures()
-    ['self_similarity', 'lexical_similarity', 'von_neumann_cos', 'one_minus_top_share']
+    >>> "self_similarity" in free_measures(extras=False), free_measures()[-2:]
+    (True, ['von_neumann_cos', 'one_minus_top_share'])
     """
     keys = [k for k, m in MEASURES.items() if m.needs in FREE_NEEDS]
     return keys + list(FREE_EXTRAS) if check_bool(extras, "extras") else keys
@@ -196,7 +194,7 @@ def lin_peers() -> list[str]:
 
     Examples
     --------
-    >>> lin_peers()
+    >>> lin_peers()[:3]
     ['eigv', 'ecc', 'deg']
     """
     return [k for k, m in MEASURES.items() if m.needs == "verdicts" and m.citation == "lin2024generating"]

@@ -218,7 +218,8 @@ def test_the_study_lists_the_registry():
     assert sorted(R.graph_measures(variants=False) + R.free_measures(extras=False)) == sorted(keys)
     labels = R.measure_labels()
     assert set(labels) == set(graph) | set(free) and labels["eigv"] == MEASURES["eigv"].label
-    assert R.lin_peers() == ["eigv", "ecc", "deg"]
+    lin = [k for k in keys if MEASURES[k].citation == "lin2024generating" and MEASURES[k].needs == "verdicts"]
+    assert R.lin_peers() == lin and lin[:3] == ["eigv", "ecc", "deg"]
     with pytest.raises(ValueError, match="variants"):
         R.graph_measures(variants=1)
     with pytest.raises(ValueError, match="extras"):
@@ -243,6 +244,13 @@ def test_a_new_measure_is_computed_and_missed(a_new_measure):
     assert graph[-3:] == [a_new_measure, *R.VARIANTS]  # after the registered ones, before the variants
     row = R.question_row(["Paris", "Paris", "London", "Rome"], "Paris", np.eye(4))
     assert row[f"exact:{a_new_measure}"] == pytest.approx(2 / 16)  # the one pair Paris-Paris, both ways
+    f, cos = _tiny_frame(), np.stack([np.eye(4)] * 4)  # what the regeneration computes: the new measure too
+    q = R.study_questions(f, cos)
+    rows, _ = R.subsample_rows(f, cos, np.array([True, False, True, False]), 3, 0)
+    assert f"exact:{a_new_measure}" in q.columns and f"rouge:{a_new_measure}" in {r["measure"] for r in rows}
+    # no embeddings given here: every score but those of embeddings (self-similarity) is there, the new one included
+    embedded = [k for k in R.free_measures() if k in MEASURES and MEASURES[k].needs == "embeddings"]
+    assert R.missing_measures(q, pd.DataFrame(rows)) == embedded + [f"N=3: {k}" for k in embedded]
     study = R.load_study()
     missing = R.missing_measures(study["questions"], study["subsample"])
     assert missing[: len(R.JUDGES)] == [f"{j}:{a_new_measure}" for j in R.JUDGES]
