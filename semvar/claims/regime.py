@@ -48,7 +48,8 @@ _TARGET = "most frequent answer wrong (normalised exact match against the one re
 #: Spectral entropy's peers: the measures of Lin et al. in the registry that read a judge's verdicts
 #: (EigV, Ecc and Deg today; a new one joins the comparison, and the rule's text, when registered).
 _PEERS = tuple(lin_peers())
-_PEER_NAMES = ", ".join(measure_labels()[m] for m in _PEERS[:-1]) + " and " + measure_labels()[_PEERS[-1]]
+_PEER_LABELS = [measure_labels()[m] for m in _PEERS]
+_PEER_NAMES = " and ".join(filter(None, [", ".join(_PEER_LABELS[:-1]), _PEER_LABELS[-1]]))
 
 
 @shared
@@ -152,7 +153,7 @@ def _entropy_flags_errors(quick: bool, inputs) -> Outcome:
     tolerance=f"controls first: spectral entropy and each of {_PEER_NAMES} must flag a wrong most frequent answer "
     "themselves (AUROC and the lower end of its DeLong 95 % interval above 0.5) under every judge, else a comparison "
     f"says nothing: not_replicated; then {len(JUDGES) * len(_PEERS)} comparisons ({len(JUDGES)} judges x "
-    f"{', '.join(measure_labels()[m] for m in _PEERS)}), paired bootstrap 95 % interval of "
+    f"{', '.join(_PEER_LABELS)}), paired bootstrap 95 % interval of "
     "AUROC(spectral) - AUROC(measure): replicated if every interval lies above 0; partly if more lie above 0 than "
     "below; else not_replicated. Disclosed: first registered as 'at least as well' (replicated if no interval lies "
     "below 0), which a shuffled target met; restated with the direction and an interval on its side of 0",
