@@ -168,7 +168,7 @@ def measure_labels() -> dict[str, str]:
     Returns
     -------
     dict of str to str
-        Key to label: :attr:`semvar.measures.Measure.label` for every
+        Key to label: the ``label`` of :class:`semvar.measures.Measure` for every
         registered measure (read when called), then :data:`VARIANTS` and
         :data:`FREE_EXTRAS`.
 
