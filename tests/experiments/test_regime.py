@@ -234,9 +234,10 @@ def _share_of_true(verdicts):
 @pytest.fixture
 def a_new_measure(monkeypatch):
     """A measure registered after the stored study was written (removed again after the test)."""
-    monkeypatch.setitem(MEASURES, "share_true", Measure("share_true", _share_of_true, "verdicts", "share TRUE",
+    assert "stand_in_share" not in MEASURES
+    monkeypatch.setitem(MEASURES, "stand_in_share", Measure("stand_in_share", _share_of_true, "verdicts", "share TRUE",
                                                         "liu2025semantic", lambda V: float(np.mean(V))))
-    return "share_true"
+    return "stand_in_share"
 
 
 def test_a_new_measure_is_computed_and_missed(a_new_measure):
