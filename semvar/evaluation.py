@@ -6,7 +6,8 @@ answers are known to be right or wrong:
 
 - **AUROC** -- does ``u`` rank the wrong answers above the right ones?
   :func:`auroc` and :func:`auroc_ci` (with the interval of DeLong, DeLong &
-  Clarke-Pearson 1988); :func:`paired_auroc_difference` compares two scores
+  Clarke-Pearson 1988; :func:`delong_bootstrap_ratio` checks its standard
+  error against a bootstrap's); :func:`paired_auroc_difference` compares two scores
   on the same questions by a paired bootstrap.
 - **AUARC** -- if we answer only the questions we are most certain of, how
   accurate are we?  :func:`auarc` is the area under the accuracy-rejection
@@ -42,7 +43,10 @@ from ._validation import (
     show,
 )
 
-__all__ = ["auroc", "auroc_ci", "mann_whitney_auc", "rate_ci", "auarc", "paired_auroc_difference", "bootstrap_ci"]
+__all__ = [
+    "auroc", "auroc_ci", "delong_bootstrap_ratio", "mann_whitney_auc", "rate_ci", "auarc", "paired_auroc_difference",
+    "bootstrap_ci",
+]
 
 
 # --------------------------------------------------------------------------- checks
@@ -153,6 +157,20 @@ def auroc_ci(score: ArrayLike, positive: ArrayLike, *, level: float = 0.95) -> t
     """
     from scipy.stats import norm, rankdata
 
+    x, z = _check_two_classes(score, positive)
+    level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
+    m, n = x.size, z.size
+    tz = rankdata(np.concatenate([x, z]))
+    v10 = (tz[:m] - rankdata(x)) / n
+    v01 = 1.0 - (tz[m:] - rankdata(z)) / m
+    auc = float(v10.mean())
+    se = float(np.sqrt(v10.var(ddof=1) / m + v01.var(ddof=1) / n))
+    half = norm.ppf(0.5 + level / 2) * se
+    return auc, max(0.0, auc - half), min(1.0, auc + half)
+
+
+def _check_two_classes(score, positive) -> tuple[np.ndarray, np.ndarray]:
+    """The finite scores of the positives and of the negatives (masked questions left out), two of each at least."""
     score, positive = drop_masked([score, positive], ["score", "positive"])
     try:
         s = np.asarray(score, dtype=float)
@@ -167,18 +185,89 @@ def auroc_ci(score: ArrayLike, positive: ArrayLike, *, level: float = 0.95) -> t
         if not np.all(np.isin(y, (0, 1))):
             raise ValueError("positive must be boolean or 0/1")
         y = y.astype(bool)
-    level = check_real(level, "level", low=0.0, high=1.0, low_open=True, high_open=True)
     x, z = s[y], s[~y]
-    m, n = x.size, z.size
-    if m < 2 or n < 2:
-        raise ValueError(f"positive must hold at least two of each class, got {m} positives and {n} negatives")
-    tz = rankdata(np.concatenate([x, z]))
-    v10 = (tz[:m] - rankdata(x)) / n
-    v01 = 1.0 - (tz[m:] - rankdata(z)) / m
-    auc = float(v10.mean())
-    se = float(np.sqrt(v10.var(ddof=1) / m + v01.var(ddof=1) / n))
-    half = norm.ppf(0.5 + level / 2) * se
-    return auc, max(0.0, auc - half), min(1.0, auc + half)
+    if x.size < 2 or z.size < 2:
+        raise ValueError(f"positive must hold at least two of each class, got {x.size} positives and {z.size} negatives")
+    return x, z
+
+
+def delong_bootstrap_ratio(score: ArrayLike, positive: ArrayLike, *, n_boot: int = 400,
+                           random_state: RandomStateLike = 0) -> float:
+    """DeLong's standard error of the AUROC divided by a stratified bootstrap's: does DeLong's interval hold here?
+
+    :func:`auroc_ci`'s interval rests on DeLong's variance, an asymptotic
+    formula; with few questions, many ties or a score near a perfect
+    ranking it can be too narrow.  A ratio near 1 says the bootstrap agrees;
+    a ratio well below 1 says DeLong's interval is too narrow to decide a
+    near-tie.
+
+    Parameters
+    ----------
+    score : array-like of shape (n,)
+        Higher means "more likely positive".
+    positive : array-like of bool, shape (n,)
+        The event to predict; a question masked in either array is left out
+        of both (as in :func:`auroc_ci`).
+    n_boot : int >= 2, default=400
+        Bootstrap resamples.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seeds the resampling.
+
+    Returns
+    -------
+    float >= 0, or inf
+        ``se_DeLong / se_bootstrap``, where ``se_DeLong`` is the standard
+        error that :func:`auroc_ci`'s 95 % interval implies,
+        ``(high - low) / (2 z)`` with ``z`` the normal 0.975 quantile (the
+        interval as it decides, clipped to [0, 1] where it reaches an end:
+        there the ratio falls below 1), and ``se_bootstrap`` the standard
+        deviation (``ddof=1``) of the AUROC
+        over ``n_boot`` resamples that draw the positives and the negatives
+        separately with replacement (each resample keeps both class sizes).
+        When no resample moves the AUROC (``se_bootstrap = 0``, e.g. a
+        perfect ranking), 1.0 if DeLong's error is 0 too, else ``inf``.
+
+    Raises
+    ------
+    ValueError
+        As :func:`auroc_ci` for ``score`` and ``positive``; ``n_boot`` not an
+        int >= 2; a bad ``random_state``.
+
+    Notes
+    -----
+    :func:`auroc_ci` is looked up when the function runs, so a wrong
+    interval there shows in the ratio.  Each resample draws ``m`` positives,
+    then ``n`` negatives, from one generator, and its AUROC is the
+    Mann-Whitney statistic.  Resampling
+    within the classes is the bootstrap that matches DeLong's variance,
+    which also treats the class sizes as fixed.
+
+    References
+    ----------
+    DeLong, DeLong & Clarke-Pearson (1988), Biometrics 44(3), 837-845.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.random(300) < 0.4
+    >>> s = rng.normal(size=300) + y  # a score that ranks positives a little higher
+    >>> round(delong_bootstrap_ratio(s, y), 2)  # the two errors agree
+    0.98
+    >>> delong_bootstrap_ratio([1, 2, 3, 4], [0, 0, 1, 1])  # a perfect ranking: both errors are 0
+    1.0
+    """
+    from scipy.stats import norm
+
+    x, z = _check_two_classes(score, positive)
+    n_boot = check_int(n_boot, "n_boot", low=2)
+    rng = check_random_state(random_state)
+    _, low, high = auroc_ci(score, positive)
+    se_delong = (high - low) / (2 * norm.ppf(0.975))
+    boot = [_mann_whitney(rng.choice(x, x.size), rng.choice(z, z.size)) for _ in range(n_boot)]
+    se_boot = float(np.std(boot, ddof=1))
+    if se_boot == 0:
+        return 1.0 if se_delong == 0 else float("inf")
+    return float(se_delong / se_boot)
 
 
 def mann_whitney_auc(pos: ArrayLike, neg: ArrayLike) -> float:

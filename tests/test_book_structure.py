@@ -81,27 +81,31 @@ def _figure_names(text: str) -> set[str]:
     return names
 
 
-#: the label of a result table: ``name="tbl-..."`` of ``semvar.tables.show_table``
-TABLE_NAME = re.compile(r'\bname=(f?)"(tbl-[^"]+)"')
+#: a result table's label: a ``"tbl-..."`` string (``name=`` of ``semvar.tables.show_table``, or a string the cell
+#: passes on to it); in an f-string, group 1 is ``f``
+TABLE_LABEL = re.compile(r'(?<!\w)(f?)"(tbl-[^"]+)"')
 
 
 def table_names(text: str) -> list[re.Pattern]:
-    """Labels of the result tables of a page, as patterns (an f-string's fields match any text)."""
-    return [re.compile("".join(".+" if part.startswith("{") else re.escape(part)
+    r"""Labels of the result tables of a page, as patterns: every ``"tbl-..."`` string of a code cell that calls
+    ``show_table`` (an f-string's fields match any text).
+
+    >>> cell = '```{code-cell} ipython3\nfor i in (1, 2):\n    show_table(t, name=f"tbl-a-{i}")\n'
+    >>> [p.pattern for p in table_names(cell + 'show_table(u, name="tbl-b")\nx = "tbl-c"\n```\n')]
+    ['tbl\\-a\\-.+', 'tbl\\-b', 'tbl\\-c']
+    >>> table_names('```{code-cell} ipython3\nx = "tbl-d"\n```\n')  # no show_table: no table
+    []
+    """
+    patterns: dict[str, re.Pattern] = {}
+    for cell in re.findall(r"^```\{code-cell\}.*?^```$", text, re.M | re.S):
+        if "show_table(" not in cell:
+            continue
+        for f, name in TABLE_LABEL.findall(cell):
+            pattern = ("".join(".+" if part.startswith("{") else re.escape(part)
                                for part in re.split(r"(\{[^}]*\})", name) if part)
                        if f else re.escape(name))
-            for f, name in TABLE_NAME.findall(text)]
-
-
-def _table_names(text: str) -> set[str]:
-    """Names of the numbered result tables of a page: the ``name="..."`` of a ``show_table``
-    call, and any ``"tbl-..."`` string of a code cell that calls ``show_table``."""
-    names = set()
-    for cell in re.findall(r"^```\{code-cell\}.*?^```$", text, re.M | re.S):
-        if "show_table(" in cell:
-            names.update(re.findall(r'\bname="([A-Za-z][A-Za-z0-9_-]*)"', cell))
-            names.update(re.findall(r'"(tbl-[A-Za-z0-9_-]+)"', cell))
-    return names
+            patterns.setdefault(pattern, re.compile(pattern))
+    return list(patterns.values())
 
 
 def test_every_ref_target_exists():
@@ -111,7 +115,7 @@ def test_every_ref_target_exists():
         text = p.read_text(encoding="utf-8")
         for a, b in TARGET.findall(text):
             targets.add(a or b)
-        targets |= _figure_names(text) | _table_names(text)
+        targets |= _figure_names(text)
         tables += table_names(text)
     missing = []
     for p in PAGES:

@@ -168,6 +168,41 @@ def test_paired_difference_interval_covers_zero_for_exchangeable_scores():
     assert 45 <= hits <= 60
 
 
+def test_delong_bootstrap_ratio():
+    rng = np.random.default_rng(3)
+    y = rng.random(400) < 0.4
+    s = y + rng.normal(size=400)  # continuous scores, 400 questions: DeLong's error is the bootstrap's
+    r = ev.delong_bootstrap_ratio(s, y)
+    assert 0.85 < r < 1.15
+    assert ev.delong_bootstrap_ratio(s, y) == r and ev.delong_bootstrap_ratio(s, y, random_state=1) != r  # seeded
+    # by hand: DeLong's error from the interval, the bootstrap's from 400 resamples within the classes
+    _, low, high = ev.auroc_ci(s, y)
+    g = np.random.default_rng(0)
+    boot = [ev.mann_whitney_auc(g.choice(s[y], y.sum()), g.choice(s[~y], (~y).sum())) for _ in range(400)]
+    assert r == pytest.approx((high - low) / (2 * norm.ppf(0.975)) / np.std(boot, ddof=1), rel=1e-12)
+    assert ev.delong_bootstrap_ratio([1, 2, 3, 4], [0, 0, 1, 1]) == 1.0  # perfect ranking: both errors 0
+    m = np.ma.MaskedArray(np.r_[s, 9.0], mask=np.r_[np.zeros(400), 1])
+    assert ev.delong_bootstrap_ratio(m, np.r_[y, False]) == r  # a masked question is left out
+
+
+def test_delong_bootstrap_ratio_reads_the_interval_of_auroc_ci(monkeypatch):
+    """A DeLong interval too narrow (or too wide) shows in the ratio: auroc_ci is looked up when it runs."""
+    rng = np.random.default_rng(4)
+    y = rng.random(200) < 0.5
+    s = y + rng.normal(size=200)
+    r = ev.delong_bootstrap_ratio(s, y)
+    orig = ev.auroc_ci
+
+    def narrower(*a, **k):
+        auc, low, high = orig(*a, **k)
+        return auc, auc - (auc - low) / 2, auc + (high - auc) / 2
+
+    monkeypatch.setattr(ev, "auroc_ci", narrower)
+    assert ev.delong_bootstrap_ratio(s, y) == pytest.approx(r / 2, rel=1e-12)
+    monkeypatch.setattr(ev, "auroc_ci", lambda *a, **k: (1.0, 0.9, 1.0))
+    assert ev.delong_bootstrap_ratio([1, 2, 3, 4], [0, 0, 1, 1]) == float("inf")  # no resample moves it
+
+
 def test_bootstrap_ci():
     x = np.arange(20.0)
     est, lo, hi = ev.bootstrap_ci(np.mean, x, n_boot=400, random_state=0)
@@ -207,6 +242,10 @@ def test_bootstrap_ci():
         (lambda: ev.paired_auroc_difference([1, 2, 3, 4], [1, 2, 3, 4], [0, 0, 1, 1], n_boot=0), "n_boot"),
         (lambda: ev.paired_auroc_difference([1, 2, 3, 4], [1, 2, 3, 4], [0, 0, 1, 1], level=0), "level"),
         (lambda: ev.paired_auroc_difference([1, 2, 3, 4], [1, 2, 3, 4], [0, 0, 1, 1], random_state="x"), "random_state"),
+        (lambda: ev.delong_bootstrap_ratio([1, 2, 3, 4], [0, 1, 1, 1]), "two of each"),
+        (lambda: ev.delong_bootstrap_ratio([1, 2, np.inf, 4], [0, 0, 1, 1]), "finite"),
+        (lambda: ev.delong_bootstrap_ratio([1, 2, 3, 4], [0, 0, 1, 1], n_boot=1), "n_boot"),
+        (lambda: ev.delong_bootstrap_ratio([1, 2, 3, 4], [0, 0, 1, 1], random_state=-1), "random_state"),
         (lambda: ev.bootstrap_ci("mean", [1, 2]), "callable"),
         (lambda: ev.bootstrap_ci(np.mean), "at least one array"),
         (lambda: ev.bootstrap_ci(np.mean, [1, 2], [1, 2, 3]), "same length"),

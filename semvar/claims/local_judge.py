@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .. import evaluation
 from ..experiments.human_judges import newcombe_interval
 from ..experiments.local_judge import RESULT_FILE, load_calls, rates, soft_auroc
 from . import Outcome, claim, find_data, needs_data
@@ -105,29 +106,12 @@ def _soft_ranks(quick: bool) -> Outcome:
     d = calls[(calls.order == "ab") & (calls.set == "sas") & (calls.prompt == "liu2025") & (calls.label >= 0)
               & calls.pi.notna()]
     for model, g in d.groupby("model", sort=True):
-        ratio = _delong_to_bootstrap(g.pi.to_numpy(float), g.label.to_numpy().astype(bool))
+        ratio = evaluation.delong_bootstrap_ratio(g.pi.to_numpy(float), g.label.to_numpy().astype(bool))
         value[model]["se_delong_over_bootstrap"] = round(ratio, 3)
         if not 0.8 <= ratio <= 1.25:
             return decide(value, False, f"{note}; {model}: DeLong's standard error is {ratio:.2f} times a "
                           "bootstrap's, so its interval cannot decide the near-tie", partly=False)
     return decide(value, len(above) == len(value) == 2, note, partly=bool(above))
-
-
-def _delong_to_bootstrap(score: np.ndarray, positive: np.ndarray, reps: int = 400) -> float:
-    """DeLong's standard error of the AUROC (from :func:`semvar.evaluation.auroc_ci`) over a stratified bootstrap's
-    (resampling positives and negatives separately, seed 0)."""
-    from ..evaluation import auroc, auroc_ci
-
-    _, low, high = auroc_ci(score, positive)
-    se_delong = (high - low) / (2 * 1.959964)
-    pos, neg = score[positive], score[~positive]
-    rng = np.random.default_rng(0)
-    flags = np.r_[np.ones(len(pos), bool), np.zeros(len(neg), bool)]
-    boot = [auroc(np.r_[rng.choice(pos, len(pos)), rng.choice(neg, len(neg))], flags) for _ in range(reps)]
-    se_boot = float(np.std(boot, ddof=1))
-    if se_boot == 0:  # a perfect (or empty) ranking: no resample moves it, and DeLong's error must be 0 too
-        return 1.0 if se_delong == 0 else float("inf")
-    return float(se_delong / se_boot)
 
 
 @claim(

@@ -32,6 +32,8 @@ from ..experiments.regime import (
     JUDGES,
     QUESTIONS_FILE,
     dispersion,
+    lin_peers,
+    measure_labels,
     study_questions,
     subsample_rows,
 )
@@ -43,6 +45,11 @@ _DATA = ("the uq_nlg demo data (uq_nlg/demo_data.pkl from zlin7/UQ-NLG, MIT; see
          "cosines data/regime_cosines.npz (python -m semvar.experiments.regime)")
 _NOISY = tuple(j for j in JUDGES if j != "exact")
 _TARGET = "most frequent answer wrong (normalised exact match against the one reference)"
+#: Spectral entropy's peers: the measures of Lin et al. in the registry that read a judge's verdicts
+#: (EigV, Ecc and Deg today; a new one joins the comparison, and the rule's text, when registered).
+_PEERS = tuple(lin_peers())
+_PEER_LABELS = [measure_labels()[m] for m in _PEERS]
+_PEER_NAMES = " and ".join(filter(None, [", ".join(_PEER_LABELS[:-1]), _PEER_LABELS[-1]]))
 
 
 @shared
@@ -141,11 +148,12 @@ def _entropy_flags_errors(quick: bool, inputs) -> Outcome:
     source="the book's chapter on one model's samples; the graph measures of Lin, Trivedi & Sun (2024); "
     "chapter 9 found spectral entropy below EigV and Ecc on 29 models' answers",
     statement="On one model's samples, semantic spectral entropy (k='auto') ranks wrong answers better than each of "
-    "EigV, Ecc and Deg of Lin et al. computed from the same judged graph, for each of the five judges.",
+    f"{_PEER_NAMES} of Lin et al. computed from the same judged graph, for each of the five judges.",
     paper_value="every paired AUROC difference significantly above 0",
-    tolerance="controls first: spectral entropy and each of EigV, Ecc and Deg must flag a wrong most frequent answer "
+    tolerance=f"controls first: spectral entropy and each of {_PEER_NAMES} must flag a wrong most frequent answer "
     "themselves (AUROC and the lower end of its DeLong 95 % interval above 0.5) under every judge, else a comparison "
-    "says nothing: not_replicated; then 15 comparisons (5 judges x EigV, Ecc, Deg), paired bootstrap 95 % interval of "
+    f"says nothing: not_replicated; then {len(JUDGES) * len(_PEERS)} comparisons ({len(JUDGES)} judges x "
+    f"{', '.join(_PEER_LABELS)}), paired bootstrap 95 % interval of "
     "AUROC(spectral) - AUROC(measure): replicated if every interval lies above 0; partly if more lie above 0 than "
     "below; else not_replicated. Disclosed: first registered as 'at least as well' (replicated if no interval lies "
     "below 0), which a shuffled target met; restated with the direction and an interval on its side of 0",
@@ -157,12 +165,12 @@ def _spectral_vs_graph_measures(quick: bool, inputs) -> Outcome:
     q = _questions()
     w = _wrong(q)
     n_boot = 400 if quick else 2000
-    blind = [f"{j}:{m}" for j in JUDGES for m in ("spectral_entropy", "eigv", "ecc", "deg")
+    blind = [f"{j}:{m}" for j in JUDGES for m in ("spectral_entropy", *_PEERS)
              if not _flags(*_auc(q, f"{j}:{m}", w)[:2])]
     diffs, below, above = {}, [], []
     for j in JUDGES:
         a = q[f"{j}:spectral_entropy"].to_numpy(dtype=float)
-        for m in ("eigv", "ecc", "deg"):
+        for m in _PEERS:
             d, lo, hi = paired_auroc_difference(a, q[f"{j}:{m}"].to_numpy(dtype=float), w, n_boot=n_boot, random_state=0)
             diffs[f"{j}-{m}"] = [round(d, 3), round(lo, 3), round(hi, 3)]
             if hi < 0:

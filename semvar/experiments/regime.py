@@ -50,7 +50,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
 
-from .._validation import check_array, check_int, check_option, check_texts
+from .._validation import check_array, check_bool, check_int, check_option, check_texts
 from ..data import cache_dir, load_uq_nlg, result_path
 from ..entropy import empirical_entropy
 from ..evaluation import auarc, auroc_ci
@@ -61,9 +61,9 @@ from ..select_k import choose_k
 from ..spectral_variants import effective_k, spectral_entropy_given_k_rule, von_neumann_entropy
 
 __all__ = [
-    "MINILM_THRESHOLDS", "JUDGES", "CORRECTNESS", "SUBSAMPLE_N", "DRAWS", "SEED", "VERDICT_MEASURES",
-    "VARIANTS", "QUESTIONS_FILE", "COSINES_FILE", "SUBSAMPLE_FILE", "SUMMARY_FILE",
-    "answer_classes", "most_frequent", "study_questions", "is_correct", "judge_matrices", "question_row", "pq_counts",
+    "MINILM_THRESHOLDS", "JUDGES", "CORRECTNESS", "SUBSAMPLE_N", "DRAWS", "SEED", "GRAPH_NEEDS", "FREE_NEEDS",
+    "VARIANTS", "FREE_EXTRAS", "REGENERATE", "QUESTIONS_FILE", "COSINES_FILE", "SUBSAMPLE_FILE", "SUMMARY_FILE",
+    "graph_measures", "free_measures", "measure_labels", "lin_peers", "missing_measures", "answer_classes", "most_frequent", "study_questions", "is_correct", "judge_matrices", "question_row", "pq_counts",
     "dispersion", "score_table", "subsample_rows", "disagreement", "embed_answers", "cosine_matrices",
     "load_study", "run", "write_study", "main",
 ]
@@ -87,10 +87,19 @@ _ROUGE_CORRECT = 0.5
 _JACCARD = 0.5
 _ROUGE_JUDGE = 0.5
 
-#: The measures computed from each judge (registry keys of :data:`semvar.measures.MEASURES`).
-VERDICT_MEASURES = tuple(k for k, m in MEASURES.items() if m.needs in ("verdicts", "similarity"))
-#: The variants of :mod:`semvar.spectral_variants`, computed from each judge's verdicts.
-VARIANTS = ("von_neumann", "spectral_k_rule")
+#: The inputs of the registry's measures that a judge gives (its verdicts, its scores): these measures are
+#: computed once per judge (:func:`graph_measures`).
+GRAPH_NEEDS = ("verdicts", "similarity")
+#: The inputs of the registry's measures that need no judge (:func:`free_measures`).
+FREE_NEEDS = ("embeddings", "texts")
+#: The study's own scores beside the registry, with their labels: the variants of
+#: :mod:`semvar.spectral_variants`, computed from each judge's verdicts ...
+VARIANTS = {"von_neumann": "von Neumann (no K)", "spectral_k_rule": "spectral, K by rho"}
+#: ... and two scores that need no judge: the von Neumann entropy of the cosine matrix and one minus
+#: the share of the most frequent answer.
+FREE_EXTRAS = {"von_neumann_cos": "von Neumann of the cosines", "one_minus_top_share": "1 - share of the most frequent"}
+#: The command that regenerates the stored study (``data/regime_*``).
+REGENERATE = "python -m semvar.experiments.regime"
 
 QUESTIONS_FILE = "regime_questions.csv.gz"
 COSINES_FILE = "regime_cosines.npz"
@@ -98,6 +107,155 @@ SUBSAMPLE_FILE = "regime_subsample.csv.gz"
 SUMMARY_FILE = "regime_summary.json"
 _GZ = {"method": "gzip", "mtime": 0}
 _DIGITS = 6  # per-question values are kept to 6 decimals, so equal graphs give exactly equal (tied) scores
+
+
+# --------------------------------------------------------------------------- the measures of the study
+
+
+def graph_measures(*, variants: bool = True) -> list[str]:
+    """The scores the study computes from each judge: the registry's measures of a judged graph, then the variants.
+
+    Parameters
+    ----------
+    variants : bool, default=True
+        Append the keys of :data:`VARIANTS` (the study's own scores of a judge's verdicts).
+
+    Returns
+    -------
+    list of str
+        The keys of :data:`semvar.measures.MEASURES` whose input is in
+        :data:`GRAPH_NEEDS` (a judge's verdicts or scores), in the
+        registry's order, read when called (a measure registered later is
+        included); then :data:`VARIANTS`.  The study stores judge ``j``'s
+        value of measure ``m`` in the column ``f"{j}:{m}"``.
+
+    Examples
+    --------
+    >>> "spectral_entropy" in graph_measures(variants=False), graph_measures()[-2:]
+    (True, ['von_neumann', 'spectral_k_rule'])
+    """
+    keys = [k for k, m in MEASURES.items() if m.needs in GRAPH_NEEDS]
+    return keys + list(VARIANTS) if check_bool(variants, "variants") else keys
+
+
+def free_measures(*, extras: bool = True) -> list[str]:
+    """The scores the study computes without a judge: the registry's measures of embeddings or texts, then its own.
+
+    Parameters
+    ----------
+    extras : bool, default=True
+        Append the keys of :data:`FREE_EXTRAS`.
+
+    Returns
+    -------
+    list of str
+        The keys of :data:`semvar.measures.MEASURES` whose input is in
+        :data:`FREE_NEEDS`, in the registry's order (read when called); then
+        :data:`FREE_EXTRAS`.  Each is one column of the study.
+
+    Examples
+    --------
+    >>> "self_similarity" in free_measures(extras=False), free_measures()[-2:]
+    (True, ['von_neumann_cos', 'one_minus_top_share'])
+    """
+    keys = [k for k, m in MEASURES.items() if m.needs in FREE_NEEDS]
+    return keys + list(FREE_EXTRAS) if check_bool(extras, "extras") else keys
+
+
+def measure_labels() -> dict[str, str]:
+    """The label of every score of the study, for tables: the registry's labels, then those of the study's own.
+
+    Returns
+    -------
+    dict of str to str
+        Key to label: the ``label`` of :class:`semvar.measures.Measure` for every
+        registered measure (read when called), then :data:`VARIANTS` and
+        :data:`FREE_EXTRAS`.
+
+    Examples
+    --------
+    >>> labels = measure_labels()
+    >>> labels["deg"], labels["von_neumann"]
+    ('Deg', 'von Neumann (no K)')
+    """
+    return {k: m.label for k, m in MEASURES.items()} | VARIANTS | FREE_EXTRAS
+
+
+def lin_peers() -> list[str]:
+    """The measures of Lin, Trivedi & Sun (2024) on a judge's verdicts: spectral entropy's peers on the same graph.
+
+    Returns
+    -------
+    list of str
+        The keys of :data:`semvar.measures.MEASURES` that read verdicts and
+        cite ``lin2024generating``, in the registry's order (read when
+        called).  Chapter 10 and its record ``regime.spectral_vs_graph_measures``
+        compare spectral entropy with each of them under every judge.
+
+    Examples
+    --------
+    >>> lin_peers()[:3]
+    ['eigv', 'ecc', 'deg']
+    """
+    return [k for k, m in MEASURES.items() if m.needs == "verdicts" and m.citation == "lin2024generating"]
+
+
+def missing_measures(questions: pd.DataFrame, subsample: pd.DataFrame | None = None) -> list[str]:
+    """The scores of the study a stored result lacks: a measure registered after it was written, for example.
+
+    Parameters
+    ----------
+    questions : pandas.DataFrame
+        The per-question table (:func:`load_study`'s ``questions``, or
+        :func:`study_questions`'s frame).
+    subsample : pandas.DataFrame, optional
+        The subsampling table (:func:`load_study`'s ``subsample``: columns
+        ``N`` and ``measure``); every size ``N`` in it must score every
+        measure.
+
+    Returns
+    -------
+    list of str
+        The columns of :func:`graph_measures` under every judge of
+        :data:`JUDGES` (``"judge:measure"``) and of :func:`free_measures`
+        that ``questions`` lacks, then ``"N=<size>: <column>"`` for each
+        one a size of ``subsample`` lacks; empty when the result is
+        complete.  Regenerate an incomplete one with :data:`REGENERATE`.
+        ``one_minus_top_share`` is derived from ``top_share``
+        (:func:`load_study` adds it), so ``questions`` needs one of the two.
+
+    Raises
+    ------
+    ValueError
+        If ``questions`` is not a DataFrame, or ``subsample`` is neither
+        None nor a DataFrame with columns ``N`` and ``measure``.
+
+    Examples
+    --------
+    >>> q = pd.DataFrame({f"{j}:{m}": [0.0] for j in JUDGES for m in graph_measures()})
+    >>> missing_measures(q.assign(**{m: 0.0 for m in free_measures()}))
+    []
+    >>> missing_measures(q.drop(columns="rouge:eigv").assign(**{m: 0.0 for m in free_measures()}))
+    ['rouge:eigv']
+    """
+    if not isinstance(questions, pd.DataFrame):
+        raise ValueError(f"questions must be a pandas DataFrame, got {type(questions).__name__}")
+    if subsample is not None and (not isinstance(subsample, pd.DataFrame)
+                                  or not {"N", "measure"} <= set(subsample.columns)):
+        raise ValueError("subsample must be None or a DataFrame with columns N and measure (load_study's subsample)")
+    wanted = [f"{j}:{m}" for j in JUDGES for m in graph_measures()] + free_measures()
+    have = set(questions.columns) | ({"one_minus_top_share"} if "top_share" in questions.columns else set())
+    out = [c for c in wanted if c not in have]
+    if subsample is not None:
+        for size, names in subsample.groupby("N", sort=True)["measure"]:
+            scored = set(names)
+            out += [f"N={size}: {c}" for c in wanted if c not in scored]
+    return out
+
+
+def _with_top_share_score(q: pd.DataFrame) -> pd.DataFrame:
+    """``q`` with the column ``one_minus_top_share`` (:data:`FREE_EXTRAS`) appended (a new frame)."""
+    return pd.concat([q, (1.0 - q["top_share"]).rename("one_minus_top_share")], axis=1)
 
 
 # --------------------------------------------------------------------------- answers and correctness
@@ -399,12 +557,14 @@ def question_row(answers: Sequence[str], reference: str, cosines: ArrayLike, emb
         ``singletons``, ``h_exact`` (plug-in entropy of those classes),
         ``top_share``, ``mf_index``; ``mf_correct_<rule>`` and
         ``accuracy_<rule>`` for each rule of :data:`CORRECTNESS`; the
-        judge-free uncertainties (``self_similarity`` and ``lexical_similarity``
-        as :func:`semvar.measures.uncertainty_measures` returns them, i.e.
-        one minus the mean pairwise cosine / ROUGE-L,
+        judge-free uncertainties (every key of ``free_measures(extras=False)``
+        as :func:`semvar.measures.uncertainty_measures` returns it, e.g.
+        ``self_similarity`` and ``lexical_similarity``, one minus the mean
+        pairwise cosine / ROUGE-L; those that read embeddings only when
+        ``embeddings`` is given;
         ``von_neumann_cos``: :func:`semvar.spectral_variants.von_neumann_entropy`
         of the cosine matrix); and for every judge ``j`` of :data:`JUDGES`:
-        ``j:<measure>`` for :data:`VERDICT_MEASURES` and :data:`VARIANTS`,
+        ``j:<measure>`` for every key of :func:`graph_measures`,
         ``j:k_auto``, ``j:k_rule``, ``j:isolated``, ``j:spectral_k_exact``
         (spectral entropy with K set to ``k_exact``), and the counts behind
         the judge's ``p`` and ``q``: ``j:exact_k_same``, ``j:exact_n_same``,
@@ -448,15 +608,15 @@ def _question_row(texts, reference, C, E, seed, *, subsample: bool = False, judg
             row[f"mf_correct_{rule}"] = _correct(texts[mf], reference, rule)
             row[f"accuracy_{rule}"] = float(np.mean([_correct(t, reference, rule) for t in texts]))
         anchored = np.array([_correct(t, reference, "contains") or _correct(t, reference, "rouge") for t in texts])
-    if E is not None:
-        row["self_similarity"] = uncertainty_measures(embeddings=E, names=["self_similarity"])["self_similarity"]
-    if n >= 2:
-        row["lexical_similarity"] = uncertainty_measures(texts=texts, names=["lexical_similarity"])["lexical_similarity"]
+    given = {"texts": texts} if E is None else {"embeddings": E, "texts": texts}
+    free = [k for k in free_measures(extras=False) if MEASURES[k].needs in given]
+    row.update(uncertainty_measures(**given, names=free, random_state=seed))
     row["von_neumann_cos"] = von_neumann_entropy(np.clip(C, -1.0, 1.0))
+    graph = graph_measures(variants=False)
     for j, (V, S) in _judge_matrices(texts, C).items():
         if judges is not None and j not in judges:
             continue
-        m = uncertainty_measures(verdicts=V, similarity=S, names=list(VERDICT_MEASURES), random_state=seed)
+        m = uncertainty_measures(verdicts=V, similarity=S, names=graph, random_state=seed)
         for key, value in m.items():
             row[f"{j}:{key}"] = value
         A = V.astype(float)
@@ -675,11 +835,12 @@ def subsample_rows(frame: pd.DataFrame, cos: np.ndarray, right: np.ndarray, n_su
         h_full.append(empirical_entropy(_classes([normalize_answer(t) for t in answers])))
     q = pd.DataFrame(per_q)
     rows = []
-    measure_cols = [c for c in q.columns if ":" in c and c.split(":")[1] in VERDICT_MEASURES + VARIANTS] + \
-        [c for c in ("self_similarity", "lexical_similarity", "von_neumann_cos") if c in q.columns]
+    graph = graph_measures()
+    measure_cols = [c for c in q.columns if ":" in c and c.split(":")[1] in graph] + \
+        [c for c in free_measures(extras=False) + ["von_neumann_cos"] if c in q.columns]
     measure_cols += ["h_exact_mm"]
     q["h_exact_mm"] = q["h_exact"] + (q["k_exact"] - 1) / (2.0 * n_sub)
-    q["one_minus_top_share"] = 1.0 - q["top_share"]
+    q = _with_top_share_score(q)
     measure_cols += ["one_minus_top_share"]
     for c in measure_cols:
         u = q[c].to_numpy(dtype=float)
@@ -826,8 +987,13 @@ def write_study(res: dict, out: str | os.PathLike | None = None) -> Path:
 
 
 def load_study() -> dict:
-    """The stored study (``data/regime_*``): ``questions``, ``cosines``, ``subsample``, ``bias``, ``summary``."""
-    questions = pd.read_csv(result_path(QUESTIONS_FILE), index_col="id")
+    """The stored study (``data/regime_*``): ``questions``, ``cosines``, ``subsample``, ``bias``, ``summary``.
+
+    ``questions`` is the stored per-question table with the score ``one_minus_top_share``
+    (:data:`FREE_EXTRAS`) derived from its ``top_share``.  :func:`missing_measures` says which
+    scores of the registry it lacks.
+    """
+    questions = _with_top_share_score(pd.read_csv(result_path(QUESTIONS_FILE), index_col="id"))
     table = pd.read_csv(result_path(SUBSAMPLE_FILE))
     sub = table[table["kind"] == "score"].pivot_table(index=["N", "draw", "measure"], columns="stat",
                                                       values="value").reset_index()

@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 
 from semvar.experiments import regime as R
+from semvar.measures import MEASURES, Measure
 
 # --------------------------------------------------------------------------- answers and correctness
 
@@ -204,3 +205,79 @@ def test_study_questions_and_subsampling_on_a_tiny_frame():
         R.subsample_rows(f, cos, right, 5, 0)
     with pytest.raises(ValueError, match="cosines"):
         R.study_questions(f, cos[:2])
+
+
+# --------------------------------------------------------------------------- the registry's measures in the study
+
+
+def test_the_study_lists_the_registry():
+    keys = list(MEASURES)
+    graph, free = R.graph_measures(), R.free_measures()
+    assert graph == [k for k in keys if MEASURES[k].needs in R.GRAPH_NEEDS] + list(R.VARIANTS)
+    assert free == [k for k in keys if MEASURES[k].needs in R.FREE_NEEDS] + list(R.FREE_EXTRAS)
+    assert sorted(R.graph_measures(variants=False) + R.free_measures(extras=False)) == sorted(keys)
+    labels = R.measure_labels()
+    assert set(labels) == set(graph) | set(free) and labels["eigv"] == MEASURES["eigv"].label
+    lin = [k for k in keys if MEASURES[k].citation == "lin2024generating" and MEASURES[k].needs == "verdicts"]
+    assert R.lin_peers() == lin and lin[:3] == ["eigv", "ecc", "deg"]
+    with pytest.raises(ValueError, match="variants"):
+        R.graph_measures(variants=1)
+    with pytest.raises(ValueError, match="extras"):
+        R.free_measures(extras="yes")
+
+
+def _share_of_true(verdicts):
+    """A stand-in measure for the tests: the share of TRUE verdicts."""
+    return float(np.mean(verdicts))
+
+
+@pytest.fixture
+def a_new_measure(monkeypatch):
+    """A measure registered after the stored study was written (removed again after the test)."""
+    assert "stand_in_share" not in MEASURES
+    monkeypatch.setitem(MEASURES, "stand_in_share", Measure("stand_in_share", _share_of_true, "verdicts", "share TRUE",
+                                                        "liu2025semantic", lambda V: float(np.mean(V))))
+    return "stand_in_share"
+
+
+def test_a_new_measure_is_computed_and_missed(a_new_measure):
+    graph = R.graph_measures()
+    assert graph[-3:] == [a_new_measure, *R.VARIANTS]  # after the registered ones, before the variants
+    row = R.question_row(["Paris", "Paris", "London", "Rome"], "Paris", np.eye(4))
+    assert row[f"exact:{a_new_measure}"] == pytest.approx(2 / 16)  # the one pair Paris-Paris, both ways
+    f, cos = _tiny_frame(), np.stack([np.eye(4)] * 4)  # what the regeneration computes: the new measure too
+    q = R.study_questions(f, cos)
+    rows, _ = R.subsample_rows(f, cos, np.array([True, False, True, False]), 3, 0)
+    assert f"exact:{a_new_measure}" in q.columns and f"rouge:{a_new_measure}" in {r["measure"] for r in rows}
+    # no embeddings given here: every score but those of embeddings (self-similarity) is there, the new one included
+    embedded = [k for k in R.free_measures() if k in MEASURES and MEASURES[k].needs == "embeddings"]
+    assert R.missing_measures(q, pd.DataFrame(rows)) == embedded + [f"N=3: {k}" for k in embedded]
+    study = R.load_study()
+    missing = R.missing_measures(study["questions"], study["subsample"])
+    assert missing[: len(R.JUDGES)] == [f"{j}:{a_new_measure}" for j in R.JUDGES]
+    assert f"N=3: exact:{a_new_measure}" in missing and len(missing) == len(R.JUDGES) * (1 + len(R.SUBSAMPLE_N))
+
+
+def test_missing_measures_checks_its_input():
+    q = pd.DataFrame({"top_share": [0.5]})
+    assert "one_minus_top_share" not in R.missing_measures(q)  # derived from top_share
+    assert "one_minus_top_share" in R.missing_measures(q.drop(columns="top_share"))
+    with pytest.raises(ValueError, match="questions"):
+        R.missing_measures({"a": [1]})
+    with pytest.raises(ValueError, match="subsample"):
+        R.missing_measures(q, pd.DataFrame({"N": [3]}))
+
+
+@pytest.fixture(scope="module")
+def stored_study():
+    return R.load_study()
+
+
+@pytest.mark.parametrize("key", [*MEASURES, *R.VARIANTS, *R.FREE_EXTRAS])
+def test_the_stored_study_scores_every_measure(stored_study, key):
+    """Chapter 10's tables and records read every registered measure from the stored study: none may be absent."""
+    missing = [c for c in R.missing_measures(stored_study["questions"], stored_study["subsample"])
+               if c.rsplit(":", 1)[-1].strip() == key]
+    assert not missing, (f"the stored study (data/regime_*) has no {key!r} ({len(missing)} columns, e.g. "
+                         f"{missing[:3]}): regenerate it with `{R.REGENERATE}`, re-execute "
+                         "notebooks/10_one_model_samples.md and merge the regime records into data/scorecard.json")
