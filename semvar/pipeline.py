@@ -888,7 +888,12 @@ def semantic_spectral_entropies(
         timing over ``n_jobs=1``.  For 20 texts a prompt and a simulated
         judge (about 0.3 ms a prompt) that is serial below some 20,000
         prompts; a judge that waits on a server (an LLM) makes each prompt
-        slow, and workers start after the first chunk.
+        slow, and workers start after the first chunk.  A generator of
+        more than :data:`READ_AHEAD` prompts has no known length: the
+        decision is taken again every :data:`READ_AHEAD` prompts, guessing
+        that as many remain as were solved, and workers start only once
+        their start-up is at most a tenth of the time already spent (so
+        that a generator ending right then costs at most 10 % more).
     random_state : None, int, numpy.random.Generator or numpy.random.SeedSequence, default=None
         Turned into one :class:`numpy.random.SeedSequence` ``S``; prompt ``i``
         uses ``numpy.random.default_rng(S.spawn(m)[i])``, so every prompt's
@@ -1032,51 +1037,86 @@ def _parallel(chunks, args: tuple, n_jobs):
 
 
 def _probe_then_decide(chunks, args: tuple, n_jobs: int, total):
-    """Solve chunks here for :data:`PROBE_S` seconds (at least one), then the rest here or on ``n_jobs`` workers."""
+    """Solve chunks here, timed, and hand the rest to ``n_jobs`` workers once they pay (:func:`_pool_pays`).
+
+    With a known number of prompts the decision is taken once, after :data:`PROBE_S` seconds (at least one
+    chunk), on the estimated rest.  A generator longer than :data:`READ_AHEAD` has no known rest: every
+    :data:`READ_AHEAD` prompts the decision is taken again, on the guess that as many prompts remain as
+    were solved, and workers start only once their start-up is at most a tenth of the time spent so far
+    (were the generator to end right then, the call would have cost at most 10 % more than serially).
+    """
     import time
 
     chunks = iter(chunks)
     done, t0 = 0, time.perf_counter()
+    next_look = 0 if total is not None else READ_AHEAD
     for start, chunk in chunks:
         yield _solve_chunk(start, chunk, *args)
         done += len(chunk)
-        if time.perf_counter() - t0 >= PROBE_S:
-            break
-    else:
-        return
-    elapsed = time.perf_counter() - t0
-    rest = (READ_AHEAD if total is None else total) - done  # a long generator: at least its head remains
-    if rest > 0 and _pool_pays(elapsed / done * rest, n_jobs):
-        try:
-            yield from _parallel(chunks, args, n_jobs)
-        finally:
-            _WARM.update(until=time.monotonic() + 250.0, workers=n_jobs)
-        return
+        elapsed = time.perf_counter() - t0
+        if elapsed < PROBE_S or done < next_look:
+            continue
+        if total is not None:
+            rest = total - done
+            pays = rest > 0 and _pool_pays(elapsed / done * rest, n_jobs)
+        else:
+            pays = _start_cost(n_jobs) <= 0.1 * elapsed and _pool_pays(elapsed, n_jobs)
+        if pays:
+            try:
+                yield from _parallel(chunks, args, n_jobs)
+            finally:
+                _WARM.update(until=time.monotonic() + 250.0, workers=n_jobs)
+            return
+        if total is not None:
+            break  # decided once: the rest here
+        next_look = done + READ_AHEAD
     for start, chunk in chunks:
         yield _solve_chunk(start, chunk, *args)
+
+
+def _start_cost(workers: int) -> float:
+    """Seconds to start ``workers`` local workers: :data:`WORKER_START_S`, or 0 while an earlier pool lives."""
+    import time
+
+    warm = _WARM["workers"] >= workers and time.monotonic() < _WARM["until"]
+    return 0.0 if warm else WORKER_START_S
 
 
 def _pool_pays(serial_s: float, workers: int) -> bool:
     """Whether ``workers`` local workers finish an estimated ``serial_s`` seconds of work clearly sooner than here.
 
-    The workers share the cores that the machine's other work leaves free (its load average over the
-    last minute, this process's share taken out): on a busy machine they cannot run side by side.
+    The workers share the cores that the machine's other work leaves free (:func:`_speedup`): on a busy
+    machine they cannot run side by side.
     """
-    import time
-
-    warm = _WARM["workers"] >= workers and time.monotonic() < _WARM["until"]
-    start = 0.0 if warm else WORKER_START_S
-    return start + serial_s / _speedup(workers) <= _POOL_GAIN * serial_s
+    return _start_cost(workers) + serial_s / _speedup(workers) <= _POOL_GAIN * serial_s
 
 
 def _speedup(workers: int) -> float:
-    """How many of ``workers`` can run at once: at most the cores the load average leaves free (at least one)."""
+    """How many of ``workers`` can run at once: at most the cores the machine's other work leaves free (at least one).
+
+    The other work is the larger of the load average over the last minute and the processes running at
+    this moment (Linux: ``procs_running`` of ``/proc/stat``), this process taken out: the average lags
+    behind work that has just started, the moment misses work that pauses.
+    """
     cpus = os.cpu_count() or 1
     try:
         busy = max(os.getloadavg()[0] - 1.0, 0.0)  # the other work; this process runs the probe
     except (AttributeError, OSError):  # no load average on this platform
         busy = 0.0
+    busy = max(busy, _running_now() - 1.0)
     return max(1.0, min(float(workers), cpus - busy))
+
+
+def _running_now() -> float:
+    """Processes running or ready to run now (this one included), where the system says; else 0."""
+    try:
+        with open("/proc/stat", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("procs_running"):
+                    return float(line.split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
 
 
 def _local_backend() -> bool:

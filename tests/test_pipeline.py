@@ -516,3 +516,32 @@ def test_chunks_end_at_the_prompt_count_or_the_matrix_entries_whichever_comes_fi
     assert sum(sizes) == 60 and max(sizes) == -(-pipeline.CHUNK_ENTRIES // 300**2)
     odd = [(5, "auto"), ((None, None), "auto")]  # malformed problems count as one entry; refused when solved
     assert [len(c) for _, c in pipeline._chunks(odd, 512)] == [2]
+
+
+def test_a_long_generator_starts_workers_only_once_their_start_up_is_a_tenth_of_the_time_spent(monkeypatch):
+    """A generator longer than READ_AHEAD is looked at every READ_AHEAD prompts; workers start at the first look
+    where their start-up (1.7 s) is at most a tenth of the time spent, and the results are those of one worker."""
+    import time
+
+    clock = iter(range(10**6))  # one second a call: the probe's clock reads 0 at its start, then 1 per chunk
+    monkeypatch.setattr(time, "perf_counter", lambda: float(next(clock)))
+    monkeypatch.setattr(pipeline, "READ_AHEAD", 8)
+    monkeypatch.setattr(pipeline, "WORKER_START_S", 1.7)
+    monkeypatch.setattr(pipeline, "_WARM", {"until": 0.0, "workers": 0})
+    monkeypatch.setattr(pipeline, "_speedup", float)
+    started = []
+
+    def here_instead(chunks, args, n_jobs):  # stands for the workers: records where they would take over
+        for start, chunk in chunks:
+            started.append(start)
+            yield pipeline._solve_chunk(start, chunk, *args)
+
+    monkeypatch.setattr(pipeline, "_parallel", here_instead)
+    a = semantic_spectral_entropies((p for p in _problems(100, seed=3)), n_jobs=2, random_state=5, chunk_size=4)
+    assert started[0] == 72  # looks at 8, 16, ..., 64 prompts (16 s spent) wait; at 72 (18 s >= 17 s) workers start
+    monkeypatch.setattr(pipeline, "_speedup", lambda workers: 1.0)  # no free core: never, however long
+    started.clear()
+    b = semantic_spectral_entropies((p for p in _problems(100, seed=3)), n_jobs=2, random_state=5, chunk_size=4)
+    assert started == []
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a, semantic_spectral_entropies(_problems(100, seed=3), random_state=5))
