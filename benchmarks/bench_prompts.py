@@ -17,7 +17,9 @@ Measured with :func:`semvar.pipeline.semantic_spectral_entropies`:
    results must be the same bitwise;
    then ``n_jobs=2`` against ``n_jobs=1`` for batches of 100 to 4,000 prompts;
 3. ``n_jobs=2`` on its first call in a fresh process (no workers started yet)
-   against ``n_jobs=1`` in that process, on the ``m`` prompts;
+   against ``n_jobs=1`` in that process, on the ``m`` prompts from a generator
+   and on ``4 m`` prompts in a list (a known length: there workers start where
+   the measured work pays for them);
 4. :func:`semvar.pipeline.graph_entropies` on the stack of the ``m`` judged
    graphs against one stacked ``numpy.linalg.eigh`` of their normalised
    matrices (its results must equal those of 1);
@@ -55,8 +57,8 @@ P, Q = 0.87, 0.07
 #: the same code in this process, so any difference is the shared machine's; two runs left up to 18 % of it).
 SWEEP_RUNS = 3
 
-#: A fresh process: n_jobs=1, then n_jobs=2 on its first call, then n_jobs=1 again, on the same prompts (seconds
-#: printed as JSON, with whether the n_jobs=2 call started workers).
+#: A fresh process: n_jobs=1, then n_jobs=2 on its first call, then n_jobs=1 again, on the same prompts (a generator,
+#: or a list made before the clock starts; seconds printed as JSON, with whether the n_jobs=2 call started workers).
 FIRST_CALL = """
 import json, sys, time
 sys.path.insert(0, {bench!r})
@@ -67,31 +69,35 @@ semantic_spectral_entropies(prompts(20), random_state=0)  # imports and caches, 
 started = []
 parallel = pipeline._parallel
 pipeline._parallel = lambda *a: started.append(1) or parallel(*a)
-t0 = time.perf_counter(); a = semantic_spectral_entropies(prompts({m}), random_state=1)
-t1 = time.perf_counter(); b = semantic_spectral_entropies(prompts({m}), n_jobs=2, random_state=1)
-t2 = time.perf_counter(); semantic_spectral_entropies(prompts({m}), random_state=1)
+def make():
+    return list(prompts({m})) if {as_list} else prompts({m})
+P = make(); t0 = time.perf_counter(); a = semantic_spectral_entropies(P, random_state=1); t1 = time.perf_counter()
+P = make(); t2 = time.perf_counter(); b = semantic_spectral_entropies(P, n_jobs=2, random_state=1)
 t3 = time.perf_counter()
-print(json.dumps(dict(serial=min(t1 - t0, t3 - t2), first2=t2 - t1, same=bool((a == b).all()), workers=bool(started))))
+P = make(); t4 = time.perf_counter(); semantic_spectral_entropies(P, random_state=1); t5 = time.perf_counter()
+print(json.dumps(dict(serial=min(t1 - t0, t5 - t4), first2=t3 - t2, same=bool((a == b).all()), workers=bool(started))))
 """
 
-#: Fresh processes for the first-call measurement (the smallest ratio of theirs is reported; a shared machine's
-#: other work lengthens one run or another, never shortens one).
+#: Fresh processes for each first-call measurement (the largest ratio of theirs is held to the target, all shown).
 FIRST_CALL_RUNS = 2
 
 
-def first_call(m: int) -> dict:
-    """n_jobs=1 (the faster of two runs) and the first n_jobs=2 call of a fresh Python process, on ``m`` prompts."""
+def first_call(m: int, as_list: bool = False) -> dict:
+    """n_jobs=1 (the faster of two runs) and the first n_jobs=2 call of a fresh Python process, on ``m`` prompts.
+
+    Of :data:`FIRST_CALL_RUNS` fresh processes the one with the largest ratio is returned.
+    """
     import json
     import subprocess
     import sys
 
-    code = FIRST_CALL.format(bench=str(Path(__file__).resolve().parent), m=m)
+    code = FIRST_CALL.format(bench=str(Path(__file__).resolve().parent), m=m, as_list=as_list)
     runs = []
     for _ in range(FIRST_CALL_RUNS):
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
         runs.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    best = min(runs, key=lambda r: r["first2"] / r["serial"])
-    return dict(best, same=all(r["same"] for r in runs), workers=any(r["workers"] for r in runs),
+    worst = max(runs, key=lambda r: r["first2"] / r["serial"])
+    return dict(worst, same=all(r["same"] for r in runs), workers=[r["workers"] for r in runs],
                 ratios=[r["first2"] / r["serial"] for r in runs])
 
 
@@ -347,15 +353,22 @@ def main(argv=None) -> None:
     row("")
     row("## The three ratios")
     fc = first_call(m)
+    m_list = 4 * m
+    fl_list = first_call(m_list, as_list=True)
     st = stacked(m, h_auto)
     r_first = fc["first2"] / fc["serial"]
+    r_list = fl_list["first2"] / fl_list["serial"]
     r_floor = t_auto / floor
     r_stack = st["graph_entropies"] / st["eigh"]
     floor_stack = st["eigh"] + fl["pivots"] + fl["generators"] + fl["draws"]
     r_stack_floor = st["graph_entropies"] / floor_stack
     row(f"n_jobs=2 first call / n_jobs=1, a fresh process, {m:,} prompts: {fc['first2']:.2f} s / {fc['serial']:.2f} s "
         f"= {r_first:.2f} (target <= 1.1; results equal: {fc['same']}; workers started: {fc['workers']}; "
-        f"each fresh process: {', '.join(f'{x:.2f}' for x in fc['ratios'])})")
+        f"each fresh process: {', '.join(f'{x:.2f}' for x in fc['ratios'])}; the largest is held to the target)")
+    row(f"n_jobs=2 first call / n_jobs=1, a fresh process, {m_list:,} prompts in a list (a known length: workers "
+        f"start where they pay): {fl_list['first2']:.2f} s / {fl_list['serial']:.2f} s = {r_list:.2f} (target <= 1.1; "
+        f"results equal: {fl_list['same']}; workers started: {fl_list['workers']}; each fresh process: "
+        f"{', '.join(f'{x:.2f}' for x in fl_list['ratios'])})")
     row(f"serial auto / floor: {t_auto:.2f} s / {floor:.2f} s = {r_floor:.2f} (target <= 1.5)")
     row(f"graph_entropies on the stack of the {m:,} judged graphs / one stacked eigh of them: "
         f"{st['graph_entropies']:.2f} s / {st['eigh']:.2f} s = {r_stack:.2f} (target <= 3; results equal to "
@@ -400,7 +413,8 @@ def main(argv=None) -> None:
     row("")
     row("## Targets")
     row(f"auto over {m:,} prompts on two cores <= 60 s: {'met' if t_par <= 60 else 'NOT met'} ({t_par:.1f} s)")
-    row(f"n_jobs=2 first call / n_jobs=1 <= 1.1: {'met' if r_first <= 1.1 else 'NOT met'} ({r_first:.2f})")
+    row(f"n_jobs=2 first call / n_jobs=1 <= 1.1: {'met' if max(r_first, r_list) <= 1.1 else 'NOT met'} "
+        f"({r_first:.2f} on {m:,} prompts from a generator, {r_list:.2f} on {m_list:,} in a list)")
     row(f"serial auto / floor <= 1.5: {'met' if r_floor <= 1.5 else 'NOT met'} ({r_floor:.2f})")
     row(f"graph_entropies / stacked eigh <= 3: {'met' if r_stack <= 3 else 'NOT met'} ({r_stack:.2f}; the steps "
         f"that fix its results alone take {floor_stack / st['eigh']:.2f} x the eigh)")
