@@ -883,7 +883,8 @@ def semantic_spectral_entropies(
         serial estimate ``rest``, ``start`` being :data:`WORKER_START_S`
         (0 while a pool started by an earlier call is still alive) and
         ``s`` the number of workers that can run at once (``w``, or the
-        cores the machine's load average leaves free if fewer); else
+        cores the machine's other work leaves free if fewer: the larger
+        of its load average and the processes running now); else
         they too are solved here, so ``n_jobs=2`` costs at most the probe's
         timing over ``n_jobs=1``.  For 20 texts a prompt and a simulated
         judge (about 0.3 ms a prompt) that is serial below some 20,000
@@ -1107,16 +1108,27 @@ def _speedup(workers: int) -> float:
     return max(1.0, min(float(workers), cpus - busy))
 
 
-def _running_now() -> float:
-    """Processes running or ready to run now (this one included), where the system says; else 0."""
-    try:
-        with open("/proc/stat", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("procs_running"):
-                    return float(line.split()[1])
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0.0
+_PROC_STAT = "/proc/stat"
+
+
+def _running_now(samples: int = 5, gap_s: float = 0.004) -> float:
+    """Processes running or ready to run now (this one included), where the system says; else 0.
+
+    The fewest of ``samples`` readings ``gap_s`` apart: a process that runs throughout is in every
+    reading, one that wakes for a moment is not.
+    """
+    import time
+
+    counts = []
+    for i in range(samples):
+        if i:
+            time.sleep(gap_s)
+        try:
+            with open(_PROC_STAT, encoding="ascii") as f:
+                counts.append(next(float(line.split()[1]) for line in f if line.startswith("procs_running")))
+        except (OSError, ValueError, IndexError, StopIteration):
+            return 0.0
+    return min(counts)
 
 
 def _local_backend() -> bool:

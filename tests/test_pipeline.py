@@ -545,3 +545,20 @@ def test_a_long_generator_starts_workers_only_once_their_start_up_is_a_tenth_of_
     assert started == []
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(a, semantic_spectral_entropies(_problems(100, seed=3), random_state=5))
+
+
+def test_free_cores_count_the_processes_running_now_and_the_minute_s_load(monkeypatch, tmp_path):
+    """Workers can run side by side only on cores the other work leaves free: the larger of the load average
+    and the processes running now (the fewest of a few readings), this process taken out."""
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  1 2 3\nprocs_running 3\nprocs_blocked 0\n")
+    monkeypatch.setattr(pipeline, "_PROC_STAT", str(stat))
+    assert pipeline._running_now(samples=2, gap_s=0.0) == 3.0
+    monkeypatch.setattr(pipeline.os, "cpu_count", lambda: 4)
+    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert pipeline._speedup(4) == 2.0  # two others running now: two of four cores free
+    stat.write_text("procs_running 1\n")
+    monkeypatch.setattr(pipeline.os, "getloadavg", lambda: (2.5, 0.0, 0.0))
+    assert pipeline._speedup(4) == 2.5  # the minute's load: 1.5 cores busy besides this process
+    monkeypatch.setattr(pipeline, "_PROC_STAT", str(tmp_path / "absent"))
+    assert pipeline._running_now() == 0.0  # no such file (not Linux): the load average alone
