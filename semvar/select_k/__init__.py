@@ -193,14 +193,22 @@ from ._common import KSelection
 from ._registry import METHODS, RULES, rule
 from ._sparse import SPARSE, SparseRoute
 from .choose import CoreSelection, choose_k, select_with_core
-from .combine import auto, consensus
-from .cv import ecv, ncv
-from .likelihood import bic, icl, icl_of
-from .spectrum import bethe_hessian, eigengap
 
+# the rules by name too, for static type checkers (the `x as x` form marks a re-export)
+from .combine import auto as auto
+from .combine import consensus as consensus
+from .cv import ecv as ecv
+from .cv import ncv as ncv
+from .likelihood import bic as bic
+from .likelihood import icl as icl
+from .likelihood import icl_of
+from .spectrum import bethe_hessian as bethe_hessian
+from .spectrum import eigengap as eigengap
+
+# Every registered rule's public function is a name of the package, and in its __all__ (so its API page
+# documents it): a rule added with the decorator in a module imported above needs no edit here.
+globals().update(METHODS)
 __all__ = [
-    "KSelection", "ncv", "ecv", "eigengap", "bethe_hessian", "icl", "bic", "icl_of", "consensus", "auto",
-    "choose_k", "METHODS", "RULES", "AUTO_SMALL", "GAP_TIE", "select_with_core", "CoreSelection",
-    "SPARSE", "SparseRoute", "rule",
+    "KSelection", "icl_of", "choose_k", "METHODS", "RULES", "AUTO_SMALL", "GAP_TIE", "select_with_core",
+    "CoreSelection", "SPARSE", "SparseRoute", "rule", *METHODS,
 ]
-# every rule registered itself where it is defined (semvar.select_k.rule), in the order of its rank
