@@ -94,7 +94,7 @@ def test_a_new_rule_is_computed_and_missed(a_new_rule):
     df = pd.DataFrame(S.run_cell(10, "gpt", "skewed", 1, np.random.SeedSequence(2)), columns=S.COLUMNS)
     assert df.set_index("rule").loc[a_new_rule, "k_hat"] == 2
     assert S.missing_rules(df) == []
-    assert S.missing_rules(pd.read_csv(S.result_path(S.RESULT_FILE))) == [a_new_rule]
+    assert S.missing_rules(pd.read_csv(S.result_path(S.RESULT_FILE)))[-1] == a_new_rule
     with pytest.raises(ValueError, match="columns 'rule' and 'k_hat'"):
         S.missing_rules(df.drop(columns="k_hat"))
 
