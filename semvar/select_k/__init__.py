@@ -34,8 +34,9 @@ All return a :class:`KSelection` (``int(result)`` is the chosen ``K``).
 Each rule is registered once, where it is defined, by the decorator
 :func:`rule`, with its defaults (those of its function's signature) and what
 it reads (the spectrum, the verdicts, random numbers); a new rule is one
-decorated function, and every list of rules (:data:`METHODS`, the messages,
-the pipeline's ``k=``, the registry-driven tests) reads the registry;
+decorated function, and every list of rules (:data:`METHODS`, this package's
+names, the messages, the pipeline's ``k=``, the registry-driven tests,
+chapter 4's study :mod:`semvar.experiments.select_k_small`) reads the registry;
 :func:`choose_k` runs a rule by name through that registry, and so do
 :func:`consensus`, the sparse route below and :func:`select_with_core`, the
 entry of :mod:`semvar.pipeline` (which also hands back the texts with an edge
