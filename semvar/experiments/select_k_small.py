@@ -21,7 +21,7 @@ verdict is a meaning of its own).  It records ``K_hat`` and the entropy
 error ``|H_hat - H|``, ``H`` the entropy of the true partition.
 
 Rules (:func:`rules`): every rule registered in :mod:`semvar.select_k`
-(:data:`semvar.select_k.RULES`, in its order), each followed by the study's
+(:data:`semvar.select_k.METHODS`, in its order), each followed by the study's
 variants of it (:data:`VARIANTS`): ``icl_sbm`` (the ICL of the full block
 model), ``eigengap_skip1``, ``eigengap_bulk`` (threshold at the noise bulk) and
 ``ncv_small`` (three splits and the one-standard-error rule).  A registered
