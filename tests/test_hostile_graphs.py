@@ -71,7 +71,8 @@ VERDICT_RULES = [name for name, r in select_k.RULES.items() if any(select_k.RULE
 
 
 def test_the_verdict_rules_are_those_of_the_registry():
-    assert VERDICT_RULES == ["auto", "icl", "bic", "consensus"]
+    # the package's rules that read verdicts are among them, and a spectral rule is not (a new rule needs no edit)
+    assert {"auto", "icl", "bic", "consensus"} <= set(VERDICT_RULES) and "eigengap" not in VERDICT_RULES
 
 
 @pytest.mark.parametrize("rule", VERDICT_RULES)
@@ -83,6 +84,13 @@ def test_weights_above_one_are_refused_by_the_verdict_rules(rule):
         graph_entropy(sp.csr_array(WEIGHTED), rule, random_state=0)
     with pytest.raises(ValueError, match="largest weight is 3"):
         select_k.choose_k(WEIGHTED, rule, k_max=4, random_state=0)
+
+
+@pytest.mark.parametrize("rule", [name for name in select_k.RULES if name not in VERDICT_RULES])
+def test_weights_above_one_are_read_by_the_other_rules(rule):
+    """A rule that reads no verdicts takes any non-negative weights: two cliques of weight 3 are two meanings."""
+    assert select_k.choose_k(WEIGHTED, rule, k_max=4, random_state=0) == 2
+    assert graph_entropy(WEIGHTED, rule, random_state=0) == pytest.approx(np.log(2))
 
 
 def test_weights_in_the_unit_interval_and_spectral_rules_still_work():

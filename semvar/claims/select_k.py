@@ -84,9 +84,8 @@ def _auto_near_best(quick: bool) -> Outcome:
 def _accuracy_by_regime(quick: bool) -> Outcome:
     acc = _table(_fresh(quick), INFORMATIVE)["accuracy"]
     ns = [n for n in acc.index if n >= 10]
-    value = {int(n): {r: round(float(acc.loc[n, r]), 3) for r in ("auto", "icl", "eigengap", "ncv", "ncv_small",
-                                                                   "ecv", "bethe_hessian", "consensus")}
-             for n in ns}
+    # every rule of chapter 4's comparison tables (the study's rules, study.compared(), a new one included)
+    value = {int(n): {r: round(float(acc.loc[n, r]), 3) for r in study.compared()} for n in ns}
     beats = all(acc.loc[n, "auto"] > acc.loc[n, "ncv"] for n in ns)
     high = all(acc.loc[n, "auto"] - acc.loc[n, "ncv"] >= 0.2 for n in ns if n >= 20)
     note = "; ".join(f"n={int(n)}: auto {acc.loc[n, 'auto']:.2f}, NCV {acc.loc[n, 'ncv']:.2f}" for n in ns)

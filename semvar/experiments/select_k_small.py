@@ -20,12 +20,20 @@ and clusters the graph with that ``K`` (Algorithm 1; a text with no TRUE
 verdict is a meaning of its own).  It records ``K_hat`` and the entropy
 error ``|H_hat - H|``, ``H`` the entropy of the true partition.
 
-Rules (:data:`RULES`): ``auto`` (the package default), ``icl`` and ``bic``
-(judge model), ``icl_sbm`` (full block model), ``eigengap``,
-``eigengap_skip1``, ``eigengap_bulk`` (threshold at the noise bulk),
-``bethe_hessian``, ``ncv`` (Chen & Lei), ``ncv_small`` (three splits and the
-one-standard-error rule), ``ecv`` and ``consensus`` (the median of the
-eigengap, ICL and NCV answers on the same graph).
+Rules (:func:`rules`): every rule registered in :mod:`semvar.select_k`
+(:data:`semvar.select_k.METHODS`, in its order), each followed by the study's
+variants of it (:data:`VARIANTS`): ``icl_sbm`` (the ICL of the full block
+model), ``eigengap_skip1``, ``eigengap_bulk`` (threshold at the noise bulk) and
+``ncv_small`` (three splits and the one-standard-error rule).  A registered
+rule runs with its defaults (and the cell's generator if it draws), except
+``ncv`` (at most three folds, so that graphs of 5 texts have a training part;
+Chen & Lei's one split, the first of ``ncv_small``'s three) and ``consensus``
+(the median of the ``eigengap``, ``icl`` and ``ncv`` answers on the same
+graph); a rule that refuses a graph (``ValueError``: ``ecv`` has no pair to
+hold out on 3 or 4 texts) has no answer there.  A newly registered rule is
+in the study with nothing to list (:data:`NOT_RUN` would name one that cannot
+run, with the reason); ``tests/experiments/test_select_k_small.py`` fails,
+naming :data:`REGENERATE`, until the stored file holds it.
 
 Graphs per cell: :data:`REPS` (30 for ``n <= 20``, 20 for 50, 10 for 100, 4
 for 300), 48 cells per ``n``: 5,952 graphs in all.  Writes ``data/select_k_small.csv`` with one row
@@ -39,7 +47,7 @@ from __future__ import annotations
 
 import argparse
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import cast
 
@@ -52,15 +60,19 @@ from ..entropy import empirical_entropy
 from ..graph import block_labels, sample_sbm
 from ..papers import PAPER_TABLE2
 from ..pipeline import graph_entropy
-from ..select_k import KSelection, auto, bethe_hessian, bic, ecv, eigengap, icl, ncv
+from ..select_k import RULES as REGISTERED
+from ..select_k import KSelection, eigengap, icl, ncv
 from ._cells import run_cells
 
 __all__ = [
-    "RESULT_FILE", "NS", "JUDGES", "PARTITIONS", "RULES", "REPS", "K_MAX", "SEED",
+    "RESULT_FILE", "REGENERATE", "NS", "JUDGES", "PARTITIONS", "VARIANTS", "NOT_RUN", "STORED_ORDER",
+    "BESIDE_THE_TABLES", "REPS", "K_MAX", "SEED", "rules", "row_order", "compared", "missing_rules",
     "cell_sizes", "cells", "run_cell", "run_study", "summarise", "main",
 ]
 
 RESULT_FILE = "select_k_small.csv"
+#: the command that regenerates the stored study (about ten minutes on two cores)
+REGENERATE = "python -m semvar.experiments.select_k_small"
 NS = (5, 10, 20, 50, 100, 300)
 #: judge name -> (p, q): Liu's Table 2 and chapter 4's two block models
 JUDGES: dict[str, tuple[float, float]] = {
@@ -77,10 +89,87 @@ PARTITIONS: dict[str, tuple[float, ...]] = {
     "majority": (0.75, 0.25),
     "dominant": (0.7, 0.1, 0.1, 0.1),
 }
-RULES = (
-    "auto", "icl", "bic", "icl_sbm", "eigengap", "eigengap_skip1", "eigengap_bulk", "bethe_hessian",
-    "ncv", "ncv_small", "ecv", "consensus",
-)
+
+
+def _small_ncv(A: np.ndarray, k_max: int) -> tuple[int, int]:
+    """NCV's folds and ``k_max`` on a small graph: at most three folds, K below the training part's size."""
+    n = A.shape[0]
+    folds = min(3, n // 2)
+    return folds, min(k_max, n - -(-n // folds))
+
+
+def _ncv(A: np.ndarray, k_max: int, rng) -> KSelection:
+    # Chen & Lei's one split is the first of ncv_small's three: run on a copy of the generator, it draws that same
+    # split and leaves the generator to ncv_small (a change of the public rule reaches the study)
+    folds, k = _small_ncv(A, k_max)
+    return ncv(A, k, folds=folds, random_state=copy.deepcopy(rng))
+
+
+def _ncv_small(A: np.ndarray, k_max: int, rng) -> KSelection:
+    folds, k = _small_ncv(A, k_max)
+    return ncv(A, k, folds=folds, repeats=3, se_rule=True, random_state=rng)
+
+
+#: variant -> (the registered rule it varies, how the study runs it: ``run(A, k_max, rng)``)
+VARIANTS: dict[str, tuple[str, Callable[[np.ndarray, int, np.random.Generator], KSelection]]] = {
+    "icl_sbm": ("icl", lambda A, k_max, rng: icl(A, k_max, model="sbm")),
+    "eigengap_skip1": ("eigengap", lambda A, k_max, rng: eigengap(A, k_max, skip_first=k_max >= 2)),
+    "eigengap_bulk": ("eigengap", lambda A, k_max, rng: eigengap(A, k_max, threshold="bulk")),
+    "ncv_small": ("ncv", _ncv_small),
+}
+#: registered rules the study runs other than with their defaults (see the module notes): how it runs them
+_OWN_RUNS = {"ncv": _ncv}
+#: registered rules the study cannot run, with the reason (none: every registered rule is in it)
+NOT_RUN: dict[str, str] = {}
+#: The order in which the rows of the stored study were computed.  Each graph's clusterings draw from one
+#: generator in this order, so it is part of the stored result; a rule registered later is computed after
+#: these (in registry order), which leaves every stored row as it was.
+STORED_ORDER = ("auto", "icl", "bic", "icl_sbm", "eigengap", "eigengap_skip1", "eigengap_bulk",
+                "bethe_hessian", "ncv", "ncv_small", "ecv", "consensus")
+#: the study's rules that chapter 4's two wide tables of accuracy and error (and the record
+#: ``select_k.accuracy_by_regime``) leave out, with the reason; every other rule, a newly registered
+#: one included, is in them, and the tables that name the best rule range over every rule
+BESIDE_THE_TABLES: dict[str, str] = {
+    "bic": "the ICL's large-sample approximation: the tables show the exact ICL",
+    "icl_sbm": "a variant of the ICL that the chapter's text discusses but does not rank",
+    "eigengap_skip1": "a variant of the eigengap shown in the worked example only",
+    "eigengap_bulk": "a variant of the eigengap that the chapter's text discusses but does not rank",
+}
+
+
+def rules() -> tuple[str, ...]:
+    """The study's rules: every registered rule (registry order, :data:`NOT_RUN` apart), each followed by its variants.
+
+    >>> rules()[:3]
+    ('auto', 'icl', 'icl_sbm')
+    """
+    return tuple(r for name in REGISTERED if name not in NOT_RUN
+                 for r in (name, *(v for v, (base, _) in VARIANTS.items() if base == name)))
+
+
+def row_order() -> tuple[str, ...]:
+    """The order in which a graph's rules are computed (and its rows written): :data:`STORED_ORDER`, then the rest."""
+    study = rules()
+    return tuple(r for r in STORED_ORDER if r in study) + tuple(r for r in study if r not in STORED_ORDER)
+
+
+def compared() -> tuple[str, ...]:
+    """The rules of chapter 4's comparison tables: :func:`rules` but those :data:`BESIDE_THE_TABLES`.
+
+    >>> compared()[:4]
+    ('auto', 'icl', 'eigengap', 'ncv')
+    """
+    return tuple(r for r in rules() if r not in BESIDE_THE_TABLES)
+
+
+def missing_rules(df: pd.DataFrame) -> list[str]:
+    """The study's rules (:func:`rules`) with no answer at all in ``df`` (a table of :data:`COLUMNS`)."""
+    if not isinstance(df, pd.DataFrame) or not {"rule", "k_hat"} <= set(df.columns):
+        raise ValueError("df must be a table of the study, with columns 'rule' and 'k_hat'")
+    answered = set(df.loc[df["k_hat"].notna(), "rule"])
+    return [r for r in rules() if r not in answered]
+
+
 #: graphs per cell, by n
 REPS = {5: 30, 10: 30, 20: 30, 50: 20, 100: 10, 300: 4}
 K_MAX = 10
@@ -120,30 +209,22 @@ def cells(ns: Sequence[int] = NS, judges: Sequence[str] | None = None,
             if cell_sizes(n, PARTITIONS[part]) is not None]
 
 
-def _selections(A: np.ndarray, k_max: int, rng) -> dict:
-    """Every rule's KSelection on one graph (``consensus`` is filled in from the others)."""
-    out: dict[str, KSelection | None] = {
-        "auto": auto(A, k_max),
-        "icl": icl(A, k_max),
-        "bic": bic(A, k_max),
-        "icl_sbm": icl(A, k_max, model="sbm"),
-        "eigengap": eigengap(A, k_max),
-        "eigengap_skip1": eigengap(A, k_max, skip_first=True) if k_max >= 2 else eigengap(A, k_max),
-        "eigengap_bulk": eigengap(A, k_max, threshold="bulk"),
-        "bethe_hessian": bethe_hessian(A, k_max),
-    }
-    n = A.shape[0]
-    folds = min(3, n // 2)
-    k_ncv = min(k_max, n - -(-n // folds))
-    # NCV as Chen & Lei run it (one split) is the first of the three splits of the small-sample variant: the public
-    # rule is run on a copy of the generator, so it draws that same split (a change of the rule reaches the study)
-    first = copy.deepcopy(rng)
-    out["ncv_small"] = ncv(A, k_ncv, folds=folds, repeats=3, se_rule=True, random_state=rng)
-    out["ncv"] = ncv(A, k_ncv, folds=folds, random_state=first)
-    try:
-        out["ecv"] = ecv(A, k_max, random_state=rng)
-    except ValueError:  # too few pairs to hold any out (n = 3 or 4): no answer
-        out["ecv"] = None
+def _selections(A: np.ndarray, k_max: int, rng) -> dict[str, int | None]:
+    """Every rule's ``K`` on one graph, in :func:`row_order` (None where the rule refuses the graph)."""
+    out: dict[str, int | None] = {}
+    for name in row_order():
+        if name in VARIANTS or name in _OWN_RUNS:
+            run = VARIANTS[name][1] if name in VARIANTS else _OWN_RUNS[name]
+            out[name] = run(A, k_max, rng).k
+        elif name == "consensus":  # the median of its rules' answers on this graph, not a second run of them
+            votes = sorted(cast(int, out[r]) for r in REGISTERED[name].asks)
+            out[name] = votes[(len(votes) - 1) // 2]
+        else:
+            rule = REGISTERED[name]
+            try:
+                out[name] = rule.function(A, k_max, **({"random_state": rng} if rule.random_state else {})).k
+            except ValueError:  # e.g. ecv on 3 or 4 texts: too few pairs to hold any out
+                out[name] = None
     return out
 
 
@@ -172,14 +253,10 @@ def run_cell(n: int, judge: str, partition: str, reps: int, seed_seq: np.random.
     rows = []
     for rep in range(reps):
         A = sample_sbm(sizes, p, q, random_state=rng).toarray()
-        sel = _selections(A, k_max, rng)
+        answers = _selections(A, k_max, rng)
         n_single = int(np.count_nonzero(A.sum(1) == 0))
-        votes = sorted(sel[r].k for r in ("eigengap", "icl", "ncv"))
         cache: dict = {}
-        answers = {r: (s.k if s is not None else None) for r, s in sel.items()}
-        answers["consensus"] = votes[1]
-        for rule in RULES:
-            k_hat = answers[rule]
+        for rule, k_hat in answers.items():
             if k_hat is None:
                 rows.append((n, judge, p, q, partition, len(sizes), h_true, rep, rule, np.nan, np.nan, np.nan))
                 continue

@@ -34,8 +34,9 @@ All return a :class:`KSelection` (``int(result)`` is the chosen ``K``).
 Each rule is registered once, where it is defined, by the decorator
 :func:`rule`, with its defaults (those of its function's signature) and what
 it reads (the spectrum, the verdicts, random numbers); a new rule is one
-decorated function, and every list of rules (:data:`METHODS`, the messages,
-the pipeline's ``k=``, the registry-driven tests) reads the registry;
+decorated function, and every list of rules (:data:`METHODS`, this package's
+names, the messages, the pipeline's ``k=``, the registry-driven tests,
+chapter 4's study :mod:`semvar.experiments.select_k_small`) reads the registry;
 :func:`choose_k` runs a rule by name through that registry, and so do
 :func:`consensus`, the sparse route below and :func:`select_with_core`, the
 entry of :mod:`semvar.pipeline` (which also hands back the texts with an edge
@@ -193,14 +194,22 @@ from ._common import KSelection
 from ._registry import METHODS, RULES, rule
 from ._sparse import SPARSE, SparseRoute
 from .choose import CoreSelection, choose_k, select_with_core
-from .combine import auto, consensus
-from .cv import ecv, ncv
-from .likelihood import bic, icl, icl_of
-from .spectrum import bethe_hessian, eigengap
 
+# the rules by name too, for static type checkers (the `x as x` form marks a re-export)
+from .combine import auto as auto
+from .combine import consensus as consensus
+from .cv import ecv as ecv
+from .cv import ncv as ncv
+from .likelihood import bic as bic
+from .likelihood import icl as icl
+from .likelihood import icl_of
+from .spectrum import bethe_hessian as bethe_hessian
+from .spectrum import eigengap as eigengap
+
+# Every registered rule's public function is a name of the package, and in its __all__ (so its API page
+# documents it): a rule added with the decorator in a module imported above needs no edit here.
+globals().update(METHODS)
 __all__ = [
-    "KSelection", "ncv", "ecv", "eigengap", "bethe_hessian", "icl", "bic", "icl_of", "consensus", "auto",
-    "choose_k", "METHODS", "RULES", "AUTO_SMALL", "GAP_TIE", "select_with_core", "CoreSelection",
-    "SPARSE", "SparseRoute", "rule",
+    "KSelection", "icl_of", "choose_k", "METHODS", "RULES", "AUTO_SMALL", "GAP_TIE", "select_with_core",
+    "CoreSelection", "SPARSE", "SparseRoute", "rule", *METHODS,
 ]
-# every rule registered itself where it is defined (semvar.select_k.rule), in the order of its rank

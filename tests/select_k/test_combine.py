@@ -83,7 +83,7 @@ def test_study_cell_sizes_and_one_cell():
     assert all(S.cell_sizes(n, w).sum() == n for n in S.NS for w in S.PARTITIONS.values() if n >= len(w))
     rows = S.run_cell(10, "gpt", "uniform3", 2, np.random.SeedSequence(0))
     df = __import__("pandas").DataFrame(rows, columns=S.COLUMNS)
-    assert len(df) == 2 * len(S.RULES) and set(df.rule) == set(S.RULES)
+    assert len(df) == 2 * len(S.rules()) and set(df.rule) == set(S.rules())
     ok = df.dropna(subset=["k_hat"])
     assert (ok.err == (ok.h_hat - ok.h_true).abs()).all() and (ok.k_hat >= 1).all()
     again = __import__("pandas").DataFrame(S.run_cell(10, "gpt", "uniform3", 2, np.random.SeedSequence(0)), columns=S.COLUMNS)

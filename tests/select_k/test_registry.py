@@ -1,6 +1,7 @@
 """Tests of semvar.select_k._registry: each rule registered once, its defaults read from its signature, one dispatch."""
 
 import inspect
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,12 +16,35 @@ def _graph():
     return sample_sbm([8, 10, 12], 0.85, 0.08, random_state=5).toarray()
 
 
-def test_every_rule_is_registered_once_in_the_listed_order():
-    assert list(RULES) == list(METHODS) == ["auto", "icl", "bic", "eigengap", "ncv", "ecv", "bethe_hessian",
-                                            "consensus"]
-    assert all(METHODS[name] is rule.function and rule.name == name for name, rule in RULES.items())
+def test_every_rule_is_registered_once_in_the_order_of_its_rank():
+    assert list(RULES) == list(METHODS) and len(RULES) >= 8  # the package's own rules at least
+    ranks = [rule.rank for rule in RULES.values()]
+    assert ranks == sorted(ranks)
+    for name, rule in RULES.items():
+        assert METHODS[name] is rule.function and rule.name == name and callable(rule.runner), name
+        assert rule.spectrum in (None, "eigenvalues", "eigenpairs") and set(rule.asks) <= set(RULES), name
     with pytest.raises(ValueError, match="registered already"):
-        register(RULES["ncv"])
+        register(RULES[next(iter(RULES))])
+
+
+def test_the_public_and_documented_rules_are_the_registered_ones():
+    """Every registered rule is a name of semvar.select_k, in its notes and on its API page; nothing else is."""
+    from semvar import select_k
+
+    notes = select_k.__doc__
+    api = (Path(__file__).resolve().parents[2] / "book" / "api" / "spectral.md").read_text(encoding="utf-8")
+    autosummary = api[api.index(".. currentmodule:: semvar.select_k"):api.index(".. automodule:: semvar.select_k")]
+    listed = {line.strip() for line in autosummary.splitlines()[1:] if line.startswith("   ") and line.strip()}
+    for name, rule in RULES.items():
+        assert getattr(select_k, name) is rule.function and name in select_k.__all__, name
+        assert f":func:`{name}`" in notes, f"{name} is not in semvar.select_k's notes"
+        assert name in listed, f"{name} has no line in book/api/spectral.md's autosummary"
+    rule_like = {n for n in select_k.__all__ if callable(getattr(select_k, n)) and n not in RULES
+                 and list(inspect.signature(getattr(select_k, n)).parameters)[:2] == ["adjacency", "k_max"]}
+    assert rule_like == set(), f"public functions shaped like a rule but not registered: {rule_like}"
+    # the notes' bullet list of rules names registered rules only
+    bullets = {line[len("- :func:`"):].split("`")[0] for line in notes.splitlines() if line.startswith("- :func:`")}
+    assert bullets and bullets <= set(RULES)
 
 
 def test_defaults_are_the_public_signatures():
@@ -111,7 +135,7 @@ def test_one_decorated_function_is_a_new_rule_everywhere(monkeypatch):
         """A stand-in rule: two meanings, whatever the graph."""
         return KSelection(2, np.arange(1, k_max + 1), np.zeros(k_max), "two_always")
 
-    assert list(registry)[-1] == "two_always" and list(registry)[:8] == list(RULES)
+    assert list(registry) == [*RULES, "two_always"]  # after the package's rules (default rank)
     assert methods["two_always"] is two_always and registry["two_always"].defaults == {}
     A = sample_sbm([8, 10, 12], 0.85, 0.08, random_state=5).toarray()
     assert choose_k(A, "two_always", 6) == 2
