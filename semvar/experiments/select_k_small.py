@@ -20,7 +20,7 @@ and clusters the graph with that ``K`` (Algorithm 1; a text with no TRUE
 verdict is a meaning of its own).  It records ``K_hat`` and the entropy
 error ``|H_hat - H|``, ``H`` the entropy of the true partition.
 
-Rules (:func:`rules`): every rule registered in :mod:`semvar.select_k`
+Rules (``rules()``): every rule registered in :mod:`semvar.select_k`
 (:data:`semvar.select_k.METHODS`, in its order), each followed by the study's
 variants of it (:data:`VARIANTS`): ``icl_sbm`` (the ICL of the full block
 model), ``eigengap_skip1``, ``eigengap_bulk`` (threshold at the noise bulk) and
