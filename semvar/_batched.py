@@ -30,14 +30,15 @@ checked, judged graphs.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.special import betaln, gammaln
 
-from ._kmeans import kmeans_many, pivoted_many
+from . import _streams as streams
+from ._kmeans import MANY_SEEDS, kmeans_many, pivoted_many
 from .entropy import entropy_from_counts
 
 __all__ = ["AUTO_SMALL", "GAP_TIE", "spectra", "icl_scores", "posterior", "largest_gap", "choose",
@@ -147,16 +148,19 @@ def choose(scores: np.ndarray, mu: np.ndarray, small: bool | np.ndarray):
 
 # --------------------------------------------------------------------------- many graphs, end to end
 def auto_entropies(
-    graphs: np.ndarray | Sequence[np.ndarray], rngs: Sequence[np.random.Generator] | Callable[[int], np.random.Generator],
-    k_max: int,
+    graphs: np.ndarray | Sequence[np.ndarray], rngs: Sequence[np.random.Generator] | np.random.SeedSequence,
+    k_max: int, *, index: np.ndarray | None = None,
 ) -> list[tuple[float, int, float]]:
     """``(entropy, K, confidence)`` of each dense, fully judged graph with ``k="auto"`` (confidence NaN where none).
 
     ``graphs`` are dense 0/1 (or [0, 1]-weighted) float adjacencies without
     self-loops of at most a few hundred texts, a sequence or an ``(m, n, n)``
-    stack; ``rngs`` their generators, or a function of the graph's index that
-    makes it (called only for graphs that draw: one draw for the k-means of
-    each part with more than one meaning, in the order of the parts).
+    stack; ``rngs`` their generators, or a seed sequence ``seq``: graph ``j``
+    then has the generator of child ``index[j]`` (default ``j``) of ``seq``,
+    ``default_rng(SeedSequence(seq.entropy, spawn_key=seq.spawn_key +
+    (index[j],), pool_size=seq.pool_size))``.  A graph draws one seed,
+    ``integers(2**31 - 1)``, for the k-means of each part with more than one
+    meaning, in the order of the parts; nothing else.
 
     What :func:`semvar.pipeline.graph_entropy` does for one graph: a text
     without an edge is a meaning of its own; the texts with an edge (the
@@ -168,7 +172,6 @@ def auto_entropies(
     The confidence is the product of the parts' (NaN when no part had a rule
     to run).
     """
-    rng_of = rngs if callable(rngs) else rngs.__getitem__
     m = len(graphs)
     # graphs of one size are looked at as one stack: which are "simple" (every text has an edge, one
     # component), and the parts of the others, without a Python step per graph
@@ -229,15 +232,17 @@ def auto_entropies(
     for keys, kc, conf, V in solved:
         for b, key in enumerate(keys):  # graphs by index, problems by ~index
             k_of[key], conf_of[key], V_of[key] = int(kc[b]), float(conf[b]), (V, b)
-    # the draws: each graph's parts in order (a simple graph is one part)
-    seeds: dict[int, int] = {}
+    # the draws: one seed for the k-means of each part with more than one meaning, each graph's parts in order
+    # (a simple graph is one part), from the graph's generator
     part_ids: dict[int, list[int]] = {}
     for j, (i, _, _, _) in enumerate(problems):
         part_ids.setdefault(i, []).append(~j)
+    drawing = {}  # graph -> the keys of its parts that draw, in order
     for i in range(m):
-        for key in ([i] if simple[i] else part_ids.get(i, [])):
-            if k_of[key] > 1:
-                seeds[key] = int(rng_of(i).integers(2**31 - 1))
+        keys = [key for key in ([i] if simple[i] else part_ids.get(i, [])) if k_of[key] > 1]
+        if keys:
+            drawing[i] = keys
+    seeds = _seeds(drawing, rngs, m, index)
     # the clusters: ten restarts on each problem's spectrum, problems of the same size and K together
     labels_of: dict[int, np.ndarray] = {}
     by: dict[tuple, list[int]] = {}
@@ -247,8 +252,7 @@ def auto_entropies(
     for (_, k), keys in by.items():
         V = V_of[keys[0]][0]
         rows = np.array([V_of[key][1] for key in keys])
-        labs, _ = kmeans_many(V[rows][:, :, :k], k, [np.random.default_rng(seeds[key]) for key in keys],
-                              n_init=_N_INIT)
+        labs, _ = kmeans_many(V[rows][:, :, :k], k, [seeds[key] for key in keys], n_init=_N_INIT)
         for key, lab in zip(keys, canonical_rows(labs, k)):
             labels_of[key] = lab
     out: list = [None] * m
@@ -286,6 +290,38 @@ def auto_entropies(
         conf = float(np.prod(confs)) if confs else float("nan")
         out[i] = (entropy_from_counts(counts) if n else float("nan"), offset + int(isolated.size), conf)
     return out
+
+
+def _seeds(drawing: dict[int, list[int]], rngs, m: int, index) -> dict[int, int]:
+    """The k-means seed of each key of ``drawing`` (graph -> its drawing keys), in the order of the graphs.
+
+    From a seed sequence, the graphs that draw once have their seed computed together
+    (:func:`semvar._streams.first_ints`, numpy's stream as arrays); every other graph makes its
+    generator once and draws its seeds from it in turn.
+    """
+    seeds: dict[int, int] = {}
+    if isinstance(rngs, np.random.SeedSequence):
+        seq = rngs
+        child = np.arange(m) if index is None else np.asarray(index, dtype=np.int64)
+        once = [i for i, keys in drawing.items() if len(keys) == 1]
+        if len(once) >= MANY_SEEDS and child.size and child.max() < 2**32 and streams.agrees():
+            vals, ok = streams.first_ints(seq, child[once], 2**31 - 1)
+            for i, v, good in zip(once, vals.tolist(), ok.tolist()):
+                if good:  # else numpy would redraw: the graph's own generator below
+                    seeds[drawing[i][0]] = v
+        spawn = tuple(seq.spawn_key)
+
+        def make(i: int) -> np.random.Generator:
+            child_seq = np.random.SeedSequence(seq.entropy, spawn_key=spawn + (int(child[i]),), pool_size=seq.pool_size)
+            return np.random.default_rng(child_seq)
+    else:
+        make = rngs.__getitem__
+    for i, keys in drawing.items():
+        if keys[0] not in seeds:
+            rng = make(i)
+            for key in keys:
+                seeds[key] = int(rng.integers(2**31 - 1))
+    return {key: seeds[key] for keys in drawing.values() for key in keys}
 
 
 def _rule(C: np.ndarray, kc_max: int, small):

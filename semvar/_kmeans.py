@@ -32,12 +32,18 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.linalg import lapack
 
+from . import _streams as streams
+
 __all__ = ["kmeans", "kmeans_pivoted", "kmeans_many", "pivoted_many"]
 
 MAX_ITER = 300
 
 #: Problems clustered together: their work arrays (restarts x texts x centres) stay in cache.
 BLOCK = 256
+
+#: Problems with int seeds from which their draws are computed together (:mod:`semvar._streams`):
+#: below it, making each problem's generator is faster than stepping the streams as arrays.
+MANY_SEEDS = 32
 
 
 def kmeans(
@@ -81,15 +87,17 @@ def kmeans(
 
 
 def kmeans_many(
-    X: np.ndarray, k: int, rngs: Sequence[np.random.Generator], *, n_init: int = 10, max_iter: int = MAX_ITER,
+    X: np.ndarray, k: int, rngs: Sequence[np.random.Generator | int], *, n_init: int = 10, max_iter: int = MAX_ITER,
 ) -> tuple[np.ndarray, np.ndarray]:
     """k-means with ``n_init`` restarts of each problem ``X[b]`` (B, n, d) into ``k >= 2`` groups.
 
-    ``rngs[b]`` draws problem ``b``'s k-means++ seeds, in this order: the first
-    centre of every restart (``integers(n, size=n_init)``), then for each
-    further centre the uniforms and the fallback rows of its candidates.
-    Returns the labels ``(B, n)`` of each problem's best restart (the
-    smallest inertia, the first of equal ones) and those inertias ``(B,)``.
+    ``rngs[b]`` draws problem ``b``'s k-means++ seeds: a generator, or an
+    int ``seed`` standing for ``numpy.random.default_rng(seed)``.  The draws
+    come in this order: the first centre of every restart
+    (``integers(n, size=n_init)``), then for each further centre the
+    uniforms and the fallback rows of its candidates.  Returns the labels
+    ``(B, n)`` of each problem's best restart (the smallest inertia, the
+    first of equal ones) and those inertias ``(B,)``.
 
     Notes
     -----
@@ -101,26 +109,42 @@ def kmeans_many(
     iteration then alternates assignment to the nearest centre and moving
     each centre to the mean of its rows, until no label of any restart of
     the problem changes; a centre whose cluster empties stays where it is.
+
+    Where at least :data:`MANY_SEEDS` problems come with int seeds, their
+    draws are computed together by :mod:`semvar._streams` (numpy's streams as
+    array operations, the same numbers); otherwise each problem's generator
+    draws them.
     """
     X = np.ascontiguousarray(X, dtype=float)  # one layout, whatever view the caller holds: the same rounding
     B, n, d = X.shape
-    R = n_init
-    trials = 2 + int(np.log(k))
-    # the random draws of each problem, in the order stated above
-    first = np.empty((B, R), dtype=np.int64)
-    unif = np.empty((B, k - 1, R, trials))
-    fallback = np.empty((B, k - 1, R, trials), dtype=np.int64)
-    for b, rng in enumerate(rngs):
-        first[b] = rng.integers(n, size=R)
-        for c in range(1, k):
-            unif[b, c - 1] = rng.random((R, trials))
-            fallback[b, c - 1] = rng.integers(n, size=(R, trials))
+    first, unif, fallback = _draws(rngs, n, k, n_init)
     labels = np.empty((B, n), dtype=np.int64)
     inertia = np.empty(B)
     for s in range(0, B, BLOCK):  # blocks small enough for the work arrays to stay in cache
         e = min(B, s + BLOCK)
         labels[s:e], inertia[s:e] = _restarts(X[s:e], k, first[s:e], unif[s:e], fallback[s:e], max_iter)
     return labels, inertia
+
+
+def _draws(rngs: Sequence[np.random.Generator | int], n: int, k: int, n_init: int):
+    """The seeding draws ``(first, unif, fallback)`` of every problem, in the order :func:`kmeans_many` states."""
+    B = len(rngs)
+    redo: list[int] | range
+    seeds = [r for r in rngs if not isinstance(r, np.random.Generator)]
+    if len(seeds) == B and B >= MANY_SEEDS and streams.agrees():
+        first, unif, fallback, ok = streams.kmeans_draws(np.asarray(seeds, dtype=np.int64), n, k, n_init)
+        redo = np.flatnonzero(~ok).tolist()  # a draw numpy would have rejected: numpy draws that problem
+    else:
+        trials = 2 + int(np.log(k))
+        first = np.empty((B, n_init), dtype=np.int64)
+        unif = np.empty((B, k - 1, n_init, trials))
+        fallback = np.empty((B, k - 1, n_init, trials), dtype=np.int64)
+        redo = range(B)
+    for b in redo:
+        rng = rngs[b]
+        rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(int(rng))
+        first[b], unif[b], fallback[b] = streams.generator_draws(rng, n, k, n_init)
+    return first, unif, fallback
 
 
 def _restarts(X, k, first, unif, fallback, max_iter):
@@ -208,8 +232,17 @@ def pivoted_many(X: np.ndarray, k: int, *, max_iter: int = MAX_ITER) -> np.ndarr
     work = X.copy()  # each work[b].T is a Fortran-ordered copy of X[b].T for LAPACK to overwrite
     # LAPACK's column-pivoted QR, 1-based pivots
     piv = np.stack([geqp3(work[b].T, overwrite_a=1)[1][:k] for b in range(B)]) - 1
-    C = X[np.arange(B)[:, None], piv].copy()  # (B, k, k)
-    eye = np.eye(k)
+    labels = np.empty((B, n), dtype=np.int64)
+    for s in range(0, B, BLOCK):  # blocks small enough for the work arrays to stay in cache
+        e = min(B, s + BLOCK)
+        labels[s:e] = _lloyd_from(X[s:e], X[np.arange(s, e)[:, None], piv[s:e]], max_iter)
+    return labels
+
+
+def _lloyd_from(X: np.ndarray, C: np.ndarray, max_iter: int) -> np.ndarray:
+    """Lloyd's iterations of each problem ``X[b]`` (B, n, d) from centres ``C[b]`` (B, k, d); the labels."""
+    B, n, _ = X.shape
+    eye = np.eye(C.shape[1])
     labels = np.zeros((B, n), dtype=np.intp)
     act = np.arange(B)  # the problems still moving; a converged problem's labels and centres are final
     Xa, Ca = X, C

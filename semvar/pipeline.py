@@ -680,8 +680,8 @@ def graph_entropies(
         if k_all == "auto" and m and (not isinstance(stack, np.ndarray) or stack.shape[1] <= FAST_N):
             small = stack if isinstance(stack, np.ndarray) else [g for g in stack]
             fits = [i for i in range(m) if not sp.issparse(small[i]) and small[i].shape[0] <= FAST_N]
-            done = auto_entropies(small if len(fits) == m else [small[i] for i in fits], rng_of if len(fits) == m
-                                  else (lambda j: rng_of(fits[j])), k_max)
+            done = auto_entropies(small if len(fits) == m else [small[i] for i in fits], seq, k_max,
+                                  index=np.asarray(fits, dtype=np.int64))
             todo = []
             for i, res in zip(fits, done):
                 if res is None:

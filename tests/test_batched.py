@@ -95,8 +95,9 @@ def test_auto_entropies_equal_graph_entropy_graph_by_graph(seed):
         parts += int(A.sum() > 0 and _components(A) > 1)
     assert parts >= 3  # graphs in parts (components of the core) are among them
     same_size = _random_graphs(80, seed, sizes=(12, 13))  # isolated texts and parts among them
-    stack = auto_entropies(np.stack(same_size), lambda i: np.random.default_rng([seed, i]), 10)
-    listed = auto_entropies(same_size, [np.random.default_rng([seed, i]) for i in range(80)], 10)
+    seq = np.random.SeedSequence(seed)  # graph i: child i of the sequence
+    stack = auto_entropies(np.stack(same_size), seq, 10)
+    listed = auto_entropies(same_size, [np.random.default_rng(c) for c in seq.spawn(80)], 10)
     assert np.array_equal(stack, listed, equal_nan=True)
     for stack in ([np.zeros((4, 4))] * 2, [np.ones((3, 3)) - np.eye(3)] * 2):  # stacks take the array route
         out_list = auto_entropies(stack, [np.random.default_rng(0)] * 2, 10)
