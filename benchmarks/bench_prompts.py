@@ -185,10 +185,11 @@ def floors(m: int) -> dict[str, float]:
         :func:`semvar._kmeans.kmeans_pivoted` makes it;
     ``draws``
         the random draws that define each prompt's final k-means: its seed from the prompt's
-        generator, then the k-means++ draws of ten restarts at the prompt's true ``K`` (none where it is 1);
+        generator, then the k-means++ draws of ten restarts at the prompt's true ``K`` (none where it
+        is 1), those of all prompts computed together as :mod:`semvar._streams` computes them;
     ``generators``
-        one seeded generator per graph from a seed sequence (what :func:`semvar.pipeline.graph_entropies`
-        makes for each graph; for prompts it is part of ``per prompt``).
+        each graph's seed from its child of a seed sequence, computed for all graphs together (what
+        :func:`semvar.pipeline.graph_entropies` does; for prompts the generator is part of ``per prompt``).
 
     A call that returns these results takes every one of these steps (the checks and each prompt's
     seeded generator are the interface's; the draws and the pivots fix the clusters bitwise), so
@@ -196,6 +197,7 @@ def floors(m: int) -> dict[str, float]:
     """
     from scipy.linalg import lapack
 
+    from semvar import _streams as streams
     from semvar import pipeline
     from semvar._threads import one_thread
     from semvar.graph import all_pairs
@@ -232,19 +234,15 @@ def floors(m: int) -> dict[str, float]:
                     geqp3(np.array(views[b][:, :k].T, order="F"), overwrite_a=1)
 
         def draws():
+            seeds: dict[int, list[int]] = {}  # true K -> the seeds of the prompts with it
             for (_, _, rng), k in zip(graphs, ks):
-                if k == 1:  # one cluster: no k-means, no draw
-                    continue
-                r = np.random.default_rng(int(rng.integers(2**31 - 1)))
-                trials = 2 + int(np.log(k))
-                r.integers(20, size=10)
-                for _ in range(1, k):
-                    r.random((10, trials))
-                    r.integers(20, size=(10, trials))
+                if k > 1:  # one cluster: no k-means, no draw
+                    seeds.setdefault(k, []).append(int(rng.integers(2**31 - 1)))
+            for k, group in seeds.items():  # the k-means++ draws of ten restarts, every prompt of a K together
+                streams.kmeans_draws(np.array(group), 20, k, 10)
 
         def generators():
-            for i in range(m):
-                np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=(i,), pool_size=seq.pool_size))
+            streams.first_ints(seq, np.arange(m), 2**31 - 1)
 
         out["pivots"] = min(timed(pivots)[1] for _ in range(2))
         out["draws"] = min(timed(draws)[1] for _ in range(2))
@@ -375,7 +373,7 @@ def main(argv=None) -> None:
         f"semantic_spectral_entropies: {st['same']}; runs {', '.join(f'{x:.2f}' for x in st['runs'][0])} / "
         f"{', '.join(f'{x:.2f}' for x in st['runs'][1])})")
     row(f"graph_entropies / its own floor (the stacked eigh {st['eigh']:.2f} s, the pivoted QRs {fl['pivots']:.2f} s, "
-        f"each graph's generator {fl['generators']:.2f} s and its k-means draws {fl['draws']:.2f} s: "
+        f"the graphs' seeds {fl['generators']:.2f} s and their k-means draws {fl['draws']:.2f} s: "
         f"{floor_stack:.2f} s, {floor_stack / st['eigh']:.2f} x the eigh alone): {r_stack_floor:.2f} (target <= 1.5, "
         "as for the prompts)")
 

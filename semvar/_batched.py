@@ -21,8 +21,10 @@ The per-graph callers (:func:`semvar.select_k.auto`, :func:`semvar.select_k.icl`
 of one, and the clustering of both is :func:`semvar._kmeans.kmeans_many`:
 there is one implementation, so nothing to keep in step; the tests compare
 the two routes on every partition of chapter 4's study and on random block
-models.  Only the pivoted QR that starts each candidate's k-means stays one
-LAPACK call per graph (LAPACK has no batched form of it).
+models.  The seeds of many graphs and their k-means++ draws are computed
+together by :mod:`semvar._streams` (numpy's streams as arrays, the same
+numbers).  Only the pivoted QR that starts each candidate's k-means stays
+one LAPACK call per graph (LAPACK has no batched form of it).
 
 Private: called by :mod:`semvar.select_k` and :mod:`semvar.pipeline` with
 checked, judged graphs.
@@ -38,7 +40,7 @@ from scipy.sparse.csgraph import connected_components
 from scipy.special import betaln, gammaln
 
 from . import _streams as streams
-from ._kmeans import MANY_SEEDS, kmeans_many, pivoted_many
+from ._kmeans import kmeans_many, pivoted_many
 from .entropy import entropy_from_counts
 
 __all__ = ["AUTO_SMALL", "GAP_TIE", "spectra", "icl_scores", "posterior", "largest_gap", "choose",
@@ -53,6 +55,10 @@ AUTO_SMALL = 10
 GAP_TIE = 1e-9
 
 _N_INIT = 10
+
+#: Graphs drawing one seed each from children of a seed sequence, from which the seeds are computed together
+#: (:func:`semvar._streams.first_ints`; about 12 microseconds a graph one at a time, 0.3 ms for any number together).
+SEEDS_TOGETHER = 32
 
 #: Graphs of up to this many texts find their components by :func:`first_reachable` (matrix products
 #: for the whole stack); larger ones one at a time, by :func:`scipy.sparse.csgraph.connected_components`.
@@ -304,7 +310,7 @@ def _seeds(drawing: dict[int, list[int]], rngs, m: int, index) -> dict[int, int]
         seq = rngs
         child = np.arange(m) if index is None else np.asarray(index, dtype=np.int64)
         once = [i for i, keys in drawing.items() if len(keys) == 1]
-        if len(once) >= MANY_SEEDS and child.size and child.max() < 2**32 and streams.agrees():
+        if len(once) >= SEEDS_TOGETHER and child.size and child.max() < 2**32 and streams.agrees():
             vals, ok = streams.first_ints(seq, child[once], 2**31 - 1)
             for i, v, good in zip(once, vals.tolist(), ok.tolist()):
                 if good:  # else numpy would redraw: the graph's own generator below

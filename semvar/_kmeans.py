@@ -41,9 +41,10 @@ MAX_ITER = 300
 #: Problems clustered together: their work arrays (restarts x texts x centres) stay in cache.
 BLOCK = 256
 
-#: Problems with int seeds from which their draws are computed together (:mod:`semvar._streams`):
-#: below it, making each problem's generator is faster than stepping the streams as arrays.
-MANY_SEEDS = 32
+#: Measured costs (microseconds, on one core) that decide how int seeds are drawn from: each problem's
+#: own generator (per problem, plus per centre after the first), or every problem's stream stepped
+#: together as arrays (:mod:`semvar._streams`, per 64-bit output of one stream, whatever their number).
+GENERATOR_US, CENTRE_US, STEP_US = 15.0, 6.0, 20.0
 
 
 def kmeans(
@@ -110,10 +111,10 @@ def kmeans_many(
     each centre to the mean of its rows, until no label of any restart of
     the problem changes; a centre whose cluster empties stays where it is.
 
-    Where at least :data:`MANY_SEEDS` problems come with int seeds, their
-    draws are computed together by :mod:`semvar._streams` (numpy's streams as
-    array operations, the same numbers); otherwise each problem's generator
-    draws them.
+    Where every problem comes with an int seed and there are enough of
+    them to pay for it (:func:`arrays_pay`), their draws are computed
+    together by :mod:`semvar._streams` (numpy's streams as array operations,
+    the same numbers); otherwise each problem's generator draws them.
     """
     X = np.ascontiguousarray(X, dtype=float)  # one layout, whatever view the caller holds: the same rounding
     B, n, d = X.shape
@@ -126,12 +127,22 @@ def kmeans_many(
     return labels, inertia
 
 
+def arrays_pay(B: int, k: int, n_init: int) -> bool:
+    """Whether ``B`` problems' seeding draws are faster as arrays than from one generator each.
+
+    The arrays step each of the streams' outputs once for all problems (:func:`semvar._streams.kmeans_plan`
+    counts them); a generator per problem costs a fixed amount and more per centre.
+    """
+    outputs = streams.kmeans_plan(k, n_init)[0]
+    return B * (GENERATOR_US + CENTRE_US * (k - 1)) > STEP_US * outputs
+
+
 def _draws(rngs: Sequence[np.random.Generator | int], n: int, k: int, n_init: int):
     """The seeding draws ``(first, unif, fallback)`` of every problem, in the order :func:`kmeans_many` states."""
     B = len(rngs)
     redo: list[int] | range
     seeds = [r for r in rngs if not isinstance(r, np.random.Generator)]
-    if len(seeds) == B and B >= MANY_SEEDS and streams.agrees():
+    if len(seeds) == B and arrays_pay(B, k, n_init) and streams.agrees():
         first, unif, fallback, ok = streams.kmeans_draws(np.asarray(seeds, dtype=np.int64), n, k, n_init)
         redo = np.flatnonzero(~ok).tolist()  # a draw numpy would have rejected: numpy draws that problem
     else:
@@ -180,7 +191,7 @@ def _restarts(X, k, first, unif, fallback, max_iter):
     for _ in range(max_iter):
         la = labels[act]
         onehot = (la[:, :, :, None] == slots).reshape(act.size, n, RK).astype(float)
-        counts = onehot.sum(1)  # (b, R * k)
+        counts = _sizes((la + k * np.arange(R)).reshape(act.size, n * R), RK)  # (b, R * k)
         sums = np.matmul(onehot.transpose(0, 2, 1), Xa)  # (b, R * k, d)
         Ca = np.where(counts[:, :, None] > 0, sums / np.maximum(counts, 1.0)[:, :, None], Ca)
         dist_new = _sqdist_flat(Xa, sqa, Ca)
@@ -242,7 +253,8 @@ def pivoted_many(X: np.ndarray, k: int, *, max_iter: int = MAX_ITER) -> np.ndarr
 def _lloyd_from(X: np.ndarray, C: np.ndarray, max_iter: int) -> np.ndarray:
     """Lloyd's iterations of each problem ``X[b]`` (B, n, d) from centres ``C[b]`` (B, k, d); the labels."""
     B, n, _ = X.shape
-    eye = np.eye(C.shape[1])
+    k = C.shape[1]
+    eye = np.eye(k)
     labels = np.zeros((B, n), dtype=np.intp)
     act = np.arange(B)  # the problems still moving; a converged problem's labels and centres are final
     Xa, Ca = X, C
@@ -260,10 +272,17 @@ def _lloyd_from(X: np.ndarray, C: np.ndarray, max_iter: int) -> np.ndarray:
                     break
         labels[act] = new
         onehot = eye[new]  # (b, n, k)
-        counts = onehot.sum(1)
+        counts = _sizes(new, k)
         means = np.matmul(onehot.transpose(0, 2, 1), Xa) / np.maximum(counts, 1.0)[:, :, None]
         Ca = np.where(counts[:, :, None] > 0, means, Ca)
     return labels.astype(np.int64)
+
+
+def _sizes(labels: np.ndarray, k: int) -> np.ndarray:
+    """The number of texts of each cluster (b, k), as floats, of each row of ``labels`` (b, n) in ``0..k-1``."""
+    b = labels.shape[0]
+    flat = (labels + k * np.arange(b)[:, None]).ravel()
+    return np.bincount(flat, minlength=b * k).reshape(b, k).astype(float)
 
 
 def _sqdist_flat(X: np.ndarray, sq: np.ndarray, C: np.ndarray) -> np.ndarray:

@@ -649,9 +649,14 @@ def graph_entropies(
     Python work until its clusters: the normalised matrices of all graphs
     are solved by one stacked :func:`numpy.linalg.eigh`, the ICL of every
     candidate ``K`` and the k-means restarts advance as array operations
-    (:mod:`semvar._batched`), and a graph draws from its generator only when
-    it has more than one meaning.  Graphs whose texts with an edge form
-    several components or fewer than three texts are solved one at a time.
+    (:mod:`semvar._batched`), and the seeds and k-means++ draws of the graphs
+    with more than one meaning are computed together, as arrays, from
+    numpy's own seeding and generator algorithms (:mod:`semvar._streams`:
+    the numbers each graph's generator would draw, checked against numpy).
+    Only the pivoted QR that starts each candidate's k-means stays one LAPACK
+    call per graph.  The parts and isolated texts of graphs whose texts with
+    an edge do not form one component are found as arrays too; their
+    entropies are assembled one graph at a time.
 
     Examples
     --------

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semvar import _kmeans, _streams
+from semvar import _batched, _kmeans, _streams
 from semvar._batched import _seeds
 from semvar._kmeans import kmeans_many
 
@@ -99,7 +99,8 @@ def test_kmeans_many_from_seeds_is_kmeans_many_from_generators(monkeypatch, agre
     generators give the same clusters."""
     monkeypatch.setattr(_streams, "agrees", lambda: agree)
     rng = np.random.default_rng(9)
-    B = 2 * _kmeans.MANY_SEEDS
+    B = 120
+    assert _kmeans.arrays_pay(B, 4, 10)
     X = rng.normal(size=(B, 15, 4))
     seeds = rng.integers(2**31 - 1, size=B).tolist()
     a, ia = kmeans_many(X, 4, seeds)
@@ -111,7 +112,7 @@ def test_kmeans_many_from_seeds_is_kmeans_many_from_generators(monkeypatch, agre
 def test_every_part_of_a_graph_draws_from_one_generator():
     """A graph of a seed sequence draws the seeds of its parts in turn from its one generator."""
     seq = np.random.SeedSequence(5)
-    m = 3 * _kmeans.MANY_SEEDS  # enough graphs that drew once for the array route
+    m = 2 * _batched.SEEDS_TOGETHER  # enough graphs that drew once for the array route
     drawing = {i: [i] for i in range(m)}
     drawing[7] = [7, ~1, ~2]  # graph 7 has three parts that draw
     index = np.arange(100, 100 + m)
@@ -121,3 +122,22 @@ def test_every_part_of_a_graph_draws_from_one_generator():
         g = np.random.default_rng(child)
         assert [got[key] for key in keys] == [int(g.integers(2**31 - 1)) for _ in keys]
     assert list(got) == [key for keys in drawing.values() for key in keys]  # in the order of the graphs
+
+
+@pytest.mark.parametrize("name, value", [("_MULT_A", 0x931E8877), ("_INIT_B", 0x8B51F9DC), ("_XSHIFT", 15)])
+def test_the_check_against_numpy_catches_a_broken_constant(monkeypatch, name, value):
+    """One hashing constant of the seeding changed: agrees() says no, and the k-means draws from numpy instead."""
+    monkeypatch.setattr(_streams, name, value)
+    _streams.agrees.cache_clear()
+    try:
+        assert not _streams.agrees()
+        rng = np.random.default_rng(2)
+        X = rng.normal(size=(120, 10, 3))
+        seeds = rng.integers(2**31 - 1, size=120).tolist()
+        a, _ = kmeans_many(X, 3, seeds)
+        b, _ = kmeans_many(X, 3, [np.random.default_rng(s) for s in seeds])
+        np.testing.assert_array_equal(a, b)
+    finally:
+        monkeypatch.undo()
+        _streams.agrees.cache_clear()
+    assert _streams.agrees()
