@@ -41,10 +41,10 @@ MAX_ITER = 300
 #: Problems clustered together: their work arrays (restarts x texts x centres) stay in cache.
 BLOCK = 256
 
-#: Measured costs (microseconds, on one core) that decide how int seeds are drawn from: each problem's
-#: own generator (per problem, plus per centre after the first), or every problem's stream stepped
-#: together as arrays (:mod:`semvar._streams`, per 64-bit output of one stream, whatever their number).
-GENERATOR_US, CENTRE_US, STEP_US = 15.0, 6.0, 20.0
+#: Measured costs (microseconds, one core) that decide how int seeds are drawn from: a generator per
+#: problem (a fixed cost and one per centre after the first), or all problems' streams computed together
+#: as arrays (:mod:`semvar._streams`: a fixed cost and one per 64-bit output of each stream).
+GENERATOR_US, CENTRE_US, ARRAYS_US, OUTPUT_US = 15.0, 6.0, 250.0, 0.025
 
 
 def kmeans(
@@ -130,11 +130,12 @@ def kmeans_many(
 def arrays_pay(B: int, k: int, n_init: int) -> bool:
     """Whether ``B`` problems' seeding draws are faster as arrays than from one generator each.
 
-    The arrays step each of the streams' outputs once for all problems (:func:`semvar._streams.kmeans_plan`
-    counts them); a generator per problem costs a fixed amount and more per centre.
+    The costs of :data:`GENERATOR_US` and its neighbours; :func:`semvar._streams.kmeans_plan`
+    counts a stream's outputs.  On the machine they were measured on, the arrays pay from about
+    ten problems, for every ``k`` from 2 to 10.
     """
     outputs = streams.kmeans_plan(k, n_init)[0]
-    return B * (GENERATOR_US + CENTRE_US * (k - 1)) > STEP_US * outputs
+    return B * (GENERATOR_US + CENTRE_US * (k - 1)) > ARRAYS_US + OUTPUT_US * B * outputs
 
 
 def _draws(rngs: Sequence[np.random.Generator | int], n: int, k: int, n_init: int):

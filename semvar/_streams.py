@@ -159,33 +159,75 @@ def _add128(ah, al, bh, bl):
 
 
 _MULT_HI, _MULT_LO = _split(_PCG_MULT)
-_MULT_0, _MULT_1 = _MULT_LO & _M32, _MULT_LO >> _U64(32)
+
+#: Streams x steps computed in one array expression: few streams jump ahead many steps at once.
+JUMP_ENTRIES = 8192
+
+
+def _mul128(ah, al, bh, bl):
+    """The product of 128-bit numbers (high, low halves in uint64 arrays) modulo ``2**128``.
+
+    Array arithmetic in uint64 wraps modulo ``2**64`` (silently: only numpy scalars warn).
+    """
+    a0, a1 = al & _M32, al >> _U64(32)  # the low halves' full product from 32-bit pieces
+    b0, b1 = bl & _M32, bl >> _U64(32)
+    p00, p01, p10 = a0 * b0, a0 * b1, a1 * b0
+    mid = (p00 >> _U64(32)) + (p01 & _M32) + (p10 & _M32)
+    hi = a1 * b1 + (p01 >> _U64(32)) + (p10 >> _U64(32)) + (mid >> _U64(32)) + ah * bl + al * bh
+    return hi, (mid << _U64(32)) | (p00 & _M32)
 
 
 def _step(s_hi, s_lo, c_hi, c_lo):
-    """One PCG64 step of every stream: ``s * a + c`` modulo ``2**128``, (high, low) halves in uint64."""
-    with np.errstate(over="ignore"):
-        a0, a1 = s_lo & _M32, s_lo >> _U64(32)  # the low words' product in 32-bit pieces
-        p00, p01, p10 = a0 * _MULT_0, a0 * _MULT_1, a1 * _MULT_0
-        mid = (p00 >> _U64(32)) + (p01 & _M32) + (p10 & _M32)
-        hi = (a1 * _MULT_1 + (p01 >> _U64(32)) + (p10 >> _U64(32)) + (mid >> _U64(32))
-              + s_hi * _MULT_LO + s_lo * _MULT_HI)
-        return _add128(hi, (mid << _U64(32)) | (p00 & _M32), c_hi, c_lo)
+    """One PCG64 step of every stream: ``s * a + c`` modulo ``2**128``."""
+    return _add128(*_mul128(s_hi, s_lo, _MULT_HI, _MULT_LO), c_hi, c_lo)
+
+
+@functools.lru_cache(maxsize=16)
+def _jumps(J: int) -> tuple[np.ndarray, ...]:
+    """``a^t`` and ``a^(t-1) + ... + a + 1`` modulo ``2**128`` for ``t = 1..J``: (high, low) columns (J, 1)."""
+    a, g = [], []
+    at, gt = 1, 0
+    for _ in range(J):
+        gt = (gt + at) & _M128
+        at = (at * _PCG_MULT) & _M128
+        a.append(at)
+        g.append(gt)
+
+    def column(v: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        return np.array([x >> 64 for x in v], dtype=_U64)[:, None], np.array([x & _M64 for x in v], dtype=_U64)[:, None]
+
+    return (*column(a), *column(g))
+
+
+def _xsl_rr(hi: np.ndarray, lo: np.ndarray) -> np.ndarray:
+    """PCG64's output of a state: the xor of its halves rotated right by its top six bits."""
+    v = hi ^ lo
+    rot = hi >> _U64(58)
+    return (v >> rot) | (v << ((_U64(64) - rot) & _U64(63)))
 
 
 def outputs(states: tuple[np.ndarray, ...], n: int) -> np.ndarray:
     """The first ``n`` 64-bit outputs of each PCG64 stream ``states`` (as from :func:`seed_states`), as rows (n, B).
 
-    One step of every stream at a time (a multiply-add modulo ``2**128`` on arrays of ``B``), each
-    step's new state output as the xor of its halves rotated right by its top six bits.
+    The state after ``t`` more steps is ``a^t s + (a^(t-1) + ... + 1) c``: blocks of ``J`` steps
+    of every stream are one array expression (``J`` streams x steps up to :data:`JUMP_ENTRIES`),
+    one step at a time where there are that many streams.
     """
     s_hi, s_lo, c_hi, c_lo = states
-    out = np.empty((n, s_hi.size), dtype=_U64)
-    for j in range(n):
-        s_hi, s_lo = _step(s_hi, s_lo, c_hi, c_lo)
-        v = s_hi ^ s_lo
-        rot = s_hi >> _U64(58)
-        out[j] = (v >> rot) | (v << ((_U64(64) - rot) & _U64(63)))
+    B = s_hi.size
+    out = np.empty((n, B), dtype=_U64)
+    J = max(1, min(n, JUMP_ENTRIES // max(B, 1)))
+    if J == 1:
+        for j in range(n):
+            s_hi, s_lo = _step(s_hi, s_lo, c_hi, c_lo)
+            out[j] = _xsl_rr(s_hi, s_lo)
+        return out
+    a_hi, a_lo, g_hi, g_lo = _jumps(J)
+    for j0 in range(0, n, J):
+        t = min(J, n - j0)
+        hi, lo = _add128(*_mul128(s_hi, s_lo, a_hi[:t], a_lo[:t]), *_mul128(c_hi, c_lo, g_hi[:t], g_lo[:t]))
+        out[j0:j0 + t] = _xsl_rr(hi, lo)
+        s_hi, s_lo = hi[t - 1], lo[t - 1]
     return out
 
 

@@ -851,7 +851,7 @@ def semantic_spectral_entropies(
     n_jobs: int | None = 1,
     random_state: RandomStateLike = None,
     return_k: bool = False,
-    chunk_size: int = 512,
+    chunk_size: int = 1024,
     progress: bool = False,
     errors: str = "raise",
     max_unresolved: float = 0.0,
@@ -908,7 +908,7 @@ def semantic_spectral_entropies(
         same verdicts everywhere when each prompt has its own judge object.
     return_k : bool, default=False
         Also return the chosen ``K`` and the rule's confidence of each prompt.
-    chunk_size : int, default=512
+    chunk_size : int, default=1024
         Largest number of prompts solved together (one task of a worker);
         a chunk also ends once its graphs hold :data:`CHUNK_ENTRIES`
         matrix entries (about 5,000 prompts of 20 texts, 23 of 300), so
