@@ -41,6 +41,9 @@ MAX_ITER = 300
 #: Problems clustered together: their work arrays (restarts x texts x centres) stay in cache.
 BLOCK = 256
 
+#: Problems whose seeding draws are made together (at most about 100 MB of draws and streams at k = 10).
+DRAWS_BLOCK = 16 * BLOCK
+
 #: Measured costs (microseconds, one core) that decide how int seeds are drawn from: a generator per
 #: problem (a fixed cost and one per centre after the first), or all problems' streams computed together
 #: as arrays (:mod:`semvar._streams`: a fixed cost and one per 64-bit output of each stream).
@@ -93,7 +96,9 @@ def kmeans_many(
     """k-means with ``n_init`` restarts of each problem ``X[b]`` (B, n, d) into ``k >= 2`` groups.
 
     ``rngs[b]`` draws problem ``b``'s k-means++ seeds: a generator, or an
-    int ``seed`` standing for ``numpy.random.default_rng(seed)``.  The draws
+    int ``seed`` standing for ``numpy.random.default_rng(seed)`` (a seed
+    below ``2**32`` may be drawn from as an array with others; any other
+    is given to numpy as it is).  The draws
     come in this order: the first centre of every restart
     (``integers(n, size=n_init)``), then for each further centre the
     uniforms and the fallback rows of its candidates.  Returns the labels
@@ -118,12 +123,15 @@ def kmeans_many(
     """
     X = np.ascontiguousarray(X, dtype=float)  # one layout, whatever view the caller holds: the same rounding
     B, n, d = X.shape
-    first, unif, fallback = _draws(rngs, n, k, n_init)
     labels = np.empty((B, n), dtype=np.int64)
     inertia = np.empty(B)
-    for s in range(0, B, BLOCK):  # blocks small enough for the work arrays to stay in cache
-        e = min(B, s + BLOCK)
-        labels[s:e], inertia[s:e] = _restarts(X[s:e], k, first[s:e], unif[s:e], fallback[s:e], max_iter)
+    for t in range(0, B, DRAWS_BLOCK):  # the draws of a few thousand problems at a time: bounded memory
+        f = min(B, t + DRAWS_BLOCK)
+        first, unif, fallback = _draws(rngs[t:f], n, k, n_init)
+        for s in range(t, f, BLOCK):  # blocks small enough for the work arrays to stay in cache
+            e = min(f, s + BLOCK)
+            labels[s:e], inertia[s:e] = _restarts(X[s:e], k, first[s - t:e - t], unif[s - t:e - t],
+                                                  fallback[s - t:e - t], max_iter)
     return labels, inertia
 
 
@@ -142,8 +150,8 @@ def _draws(rngs: Sequence[np.random.Generator | int], n: int, k: int, n_init: in
     """The seeding draws ``(first, unif, fallback)`` of every problem, in the order :func:`kmeans_many` states."""
     B = len(rngs)
     redo: list[int] | range
-    seeds = [r for r in rngs if not isinstance(r, np.random.Generator)]
-    if len(seeds) == B and arrays_pay(B, k, n_init) and streams.agrees():
+    seeds = [r for r in rngs if isinstance(r, (int, np.integer)) and not isinstance(r, bool) and 0 <= r < 2**32]
+    if len(seeds) == B and arrays_pay(B, k, n_init) and streams.agrees():  # seeds the arrays take, every one
         first, unif, fallback, ok = streams.kmeans_draws(np.asarray(seeds, dtype=np.int64), n, k, n_init)
         redo = np.flatnonzero(~ok).tolist()  # a draw numpy would have rejected: numpy draws that problem
     else:

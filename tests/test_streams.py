@@ -56,8 +56,8 @@ def test_first_ints_of_children_are_numpys(entropy, spawn, pool, index):
     vals, ok = _streams.first_ints(seq, np.array(index), 2**31 - 1)
     for j, i in enumerate(index):
         child = np.random.SeedSequence(entropy, spawn_key=tuple(spawn) + (i,), pool_size=pool)
-        if ok[j]:
-            assert int(vals[j]) == int(np.random.default_rng(child).integers(2**31 - 1))
+        assert ok[j]  # numpy redraws below 2**32 mod (2**31 - 1) = 2: probability 2**-31
+        assert int(vals[j]) == int(np.random.default_rng(child).integers(2**31 - 1))
 
 
 def test_bounded_flags_exactly_the_draws_numpy_redraws():
@@ -70,6 +70,41 @@ def test_bounded_flags_exactly_the_draws_numpy_redraws():
     assert ok.tolist() == [lo >= threshold for lo in low]
     assert not ok[0]  # u = 0: low word 0
     assert vals.tolist() == [(int(x) * n) >> 32 for x in u]
+
+
+@pytest.mark.parametrize("n", [3, 20, 2**31 - 1, 3 * 2**30 + 1, 2**32 - 5])
+def test_bounded_flags_exactly_the_streams_numpy_redraws(n):
+    """ok is True exactly where numpy's integers(n) kept its first 32-bit draw, as its generator's state shows.
+
+    Kept: one output used and its upper half waiting for the next 32-bit draw; a redraw takes that half.
+    """
+    seeds = np.arange(300)
+    raw = _streams.outputs(_streams.seed_states(seeds), 1)[0]
+    vals, ok = _streams.bounded(raw & np.uint64(0xFFFFFFFF), n)
+    kept = []
+    for b, s in enumerate(seeds.tolist()):
+        g = np.random.default_rng(s)
+        v = int(g.integers(n))
+        one = np.random.PCG64(s)
+        one.advance(1)
+        state = g.bit_generator.state
+        kept.append(state["has_uint32"] == 1 and state["state"]["state"] == one.state["state"]["state"])
+        if kept[-1]:
+            assert int(vals[b]) == v
+    assert ok.tolist() == kept
+    if n == 3 * 2**30 + 1:  # 2**32 mod n is about a third of 2**32: both cases among 300 streams
+        assert 0 < sum(kept) < len(kept)
+
+
+@pytest.mark.parametrize("seed", [2**32 + 5, 2**40, 2**63 + 1])
+def test_seeds_the_arrays_cannot_take_go_to_numpy(seed):
+    """Seeds of 2**32 or more are numpy's to draw from: the clusters of default_rng(seed), not of a truncation."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(40, 12, 3))
+    a, _ = kmeans_many(X, 3, [seed + i for i in range(40)])
+    b, _ = kmeans_many(X, 3, [np.random.default_rng(seed + i) for i in range(40)])
+    np.testing.assert_array_equal(a, b)
+    assert _kmeans.arrays_pay(40, 3, 10)
 
 
 def test_a_flagged_stream_is_drawn_by_numpy(monkeypatch):
