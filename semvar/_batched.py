@@ -39,8 +39,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.special import betaln, gammaln
 
-from . import _streams as streams
 from ._kmeans import kmeans_many, pivoted_many
+from ._streams import agrees, first_ints
 from .entropy import entropy_from_counts
 
 __all__ = ["AUTO_SMALL", "GAP_TIE", "spectra", "icl_scores", "posterior", "largest_gap", "choose",
@@ -310,8 +310,8 @@ def _seeds(drawing: dict[int, list[int]], rngs, m: int, index) -> dict[int, int]
         seq = rngs
         child = np.arange(m) if index is None else np.asarray(index, dtype=np.int64)
         once = [i for i, keys in drawing.items() if len(keys) == 1]
-        if len(once) >= SEEDS_TOGETHER and child.size and child.max() < 2**32 and streams.agrees():
-            vals, ok = streams.first_ints(seq, child[once], 2**31 - 1)
+        if len(once) >= SEEDS_TOGETHER and child.size and child.max() < 2**32 and agrees():
+            vals, ok = first_ints(seq, child[once], 2**31 - 1)
             for i, v, good in zip(once, vals.tolist(), ok.tolist()):
                 if good:  # else numpy would redraw: the graph's own generator below
                     seeds[drawing[i][0]] = v

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 from scipy.linalg import lapack
 
-from . import _streams as streams
+from ._streams import agrees, generator_draws, kmeans_draws, kmeans_plan
 
 __all__ = ["kmeans", "kmeans_pivoted", "kmeans_many", "pivoted_many"]
 
@@ -142,7 +142,7 @@ def arrays_pay(B: int, k: int, n_init: int) -> bool:
     counts a stream's outputs.  On the machine they were measured on, the arrays pay from about
     ten problems, for every ``k`` from 2 to 10.
     """
-    outputs = streams.kmeans_plan(k, n_init)[0]
+    outputs = kmeans_plan(k, n_init)[0]
     return B * (GENERATOR_US + CENTRE_US * (k - 1)) > ARRAYS_US + OUTPUT_US * B * outputs
 
 
@@ -151,8 +151,8 @@ def _draws(rngs: Sequence[np.random.Generator | int], n: int, k: int, n_init: in
     B = len(rngs)
     redo: list[int] | range
     seeds = [r for r in rngs if isinstance(r, (int, np.integer)) and not isinstance(r, bool) and 0 <= r < 2**32]
-    if len(seeds) == B and arrays_pay(B, k, n_init) and streams.agrees():  # seeds the arrays take, every one
-        first, unif, fallback, ok = streams.kmeans_draws(np.asarray(seeds, dtype=np.int64), n, k, n_init)
+    if len(seeds) == B and arrays_pay(B, k, n_init) and agrees():  # seeds the arrays take, every one
+        first, unif, fallback, ok = kmeans_draws(np.asarray(seeds, dtype=np.int64), n, k, n_init)
         redo = np.flatnonzero(~ok).tolist()  # a draw numpy would have rejected: numpy draws that problem
     else:
         trials = 2 + int(np.log(k))
@@ -163,7 +163,7 @@ def _draws(rngs: Sequence[np.random.Generator | int], n: int, k: int, n_init: in
     for b in redo:
         rng = rngs[b]
         rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(int(rng))
-        first[b], unif[b], fallback[b] = streams.generator_draws(rng, n, k, n_init)
+        first[b], unif[b], fallback[b] = generator_draws(rng, n, k, n_init)
     return first, unif, fallback
 
 

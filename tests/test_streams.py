@@ -123,7 +123,7 @@ def test_a_flagged_stream_is_drawn_by_numpy(monkeypatch):
         unif[::3] = 0.5
         return first, unif, fallback, ok
 
-    monkeypatch.setattr(_streams, "kmeans_draws", flag_some)
+    monkeypatch.setattr(_kmeans, "kmeans_draws", flag_some)
     got, _ = kmeans_many(X, 3, seeds)
     np.testing.assert_array_equal(got, want)
 
@@ -132,7 +132,7 @@ def test_a_flagged_stream_is_drawn_by_numpy(monkeypatch):
 def test_kmeans_many_from_seeds_is_kmeans_many_from_generators(monkeypatch, agree):
     """Int seeds (the streams as arrays, or numpy's generators where the module disagrees with numpy) and
     generators give the same clusters."""
-    monkeypatch.setattr(_streams, "agrees", lambda: agree)
+    monkeypatch.setattr(_kmeans, "agrees", lambda: agree)
     rng = np.random.default_rng(9)
     B = 120
     assert _kmeans.arrays_pay(B, 4, 10)
