@@ -14,14 +14,15 @@ algorithms numpy runs:
 - :class:`numpy.random.PCG64` (O'Neill 2014: a 128-bit linear congruential
   generator, each step output as the xor of its halves rotated by its top
   six bits; the state after ``j`` steps is ``a^j s + (a^{j-1} + ... + 1) c``,
-  so every output of every stream is one array expression);
+  so a block of steps of every stream is one array expression);
 - :meth:`numpy.random.Generator.random` (the top 53 bits of an output, scaled)
   and :meth:`numpy.random.Generator.integers` below ``2**32`` (Lemire's
   multiply-shift on 32-bit halves, the lower half of an output first).
 
-Lemire's method rejects a draw with probability below ``n / 2**32``; the
-streams where that could happen are reported (``ok`` False) and drawn again
-by numpy itself, so every number equals numpy's.  :func:`agrees` checks the
+Lemire's method redraws where the low word of ``u * n`` falls below
+``2**32 mod n`` (probability below ``n / 2**32``); the streams where that
+happens are reported (``ok`` False) and drawn again by numpy itself, so
+every number equals numpy's.  :func:`agrees` checks the
 whole module against numpy once per process on a few seeds; where it
 disagrees (a numpy release that changed a stream), the callers use numpy's
 generators, one a stream, and lose only speed.  ``tests/test_streams.py``
@@ -38,7 +39,8 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["agrees", "seed_states", "child_states", "outputs", "bounded", "doubles", "kmeans_plan"]
+__all__ = ["agrees", "seed_states", "child_states", "outputs", "words32", "bounded", "doubles", "kmeans_plan",
+           "kmeans_draws", "generator_draws", "first_ints"]
 
 _U32 = np.uint32
 _U64 = np.uint64
