@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semvar._kmeans import kmeans, kmeans_pivoted
+from semvar._kmeans import _onehot, kmeans, kmeans_pivoted
 from semvar.spectral import canonical_labels, spectral_clusters, spectral_embedding
 
 
@@ -57,6 +57,23 @@ def test_numpy_kmeans_reaches_sklearns_optimum():
         km = KMeans(n_clusters=k, n_init=10, random_state=trial).fit(X)
         assert inertia == pytest.approx(km.inertia_, rel=1e-9)
         assert canonical_labels(labels).tolist() == canonical_labels(km.labels_).tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(b=st.integers(1, 4), n=st.integers(1, 12), k=st.integers(1, 9), r=st.integers(0, 3), seed=st.integers(0, 2**32 - 1))
+def test_onehot_marks_each_label_once(b, n, k, r, seed):
+    """The indicators of the Lloyd steps: row (b, i) has a 1 at each of its labels, 0 elsewhere."""
+    rng = np.random.default_rng(seed)
+    if r == 0:  # one label a text (the pivoted run)
+        labels = rng.integers(k, size=(b, n))
+        expected = np.eye(k)[labels]
+    else:  # r labels a text in disjoint ranges (the restarts side by side: restart j's slots j * k ...)
+        labels = rng.integers(k, size=(b, n, r)) + k * np.arange(r)
+        expected = np.eye(r * k)[labels].sum(2)
+        k = r * k
+    out = _onehot(labels, k)
+    assert out.shape == expected.shape and out.dtype == float
+    assert np.array_equal(out, expected)
 
 
 def test_kmeans_degenerate_input():
