@@ -39,7 +39,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 from scipy.special import betaln, gammaln
 
-from ._kmeans import kmeans_many, pivoted_many
+from ._kmeans import cluster_sizes, indicators, kmeans_many, pivoted_many
 from ._streams import agrees, first_ints
 from .entropy import entropy_from_counts
 
@@ -111,8 +111,8 @@ def icl_scores(C: np.ndarray, w: np.ndarray, V: np.ndarray, kc_max: int, floor: 
 def _icl_judge(A: np.ndarray, z: np.ndarray, k: int, e_all: np.ndarray, N_all: float):
     """The judge-model ICL of each graph ``A[b]`` with labels ``z[b]`` in ``0..k-1``, and whether every cluster is used."""
     n = A.shape[1]
-    Z = (z[:, :, None] == np.arange(k)).astype(float)  # (B, n, k) cluster indicators
-    nk = Z.sum(1)  # (B, k) cluster sizes
+    Z = indicators(z, k)  # (B, n, k) cluster indicators
+    nk = cluster_sizes(z, k)  # (B, k) cluster sizes
     valid = nk.min(1) > 0
     e_in = np.einsum("bnk,bnk->b", Z, np.matmul(A, Z)) / 2.0  # trace(Z^T A Z) / 2: exact for 0/1 verdicts
     N_in = (nk * (nk - 1.0)).sum(1) / 2.0
@@ -273,7 +273,7 @@ def auto_entropies(
         found = _n_used(L)
         for p in np.unique(found).tolist():
             rs = np.flatnonzero(found == p)
-            h = entropies(_counts(L[rs], p))
+            h = entropies(cluster_sizes(L[rs], p))
             for r, hr in zip(rs.tolist(), h.tolist()):
                 i = int(rows[r])
                 out[i] = (hr, k_of[i], conf_of[i])
@@ -364,10 +364,6 @@ def first_reachable(C: np.ndarray) -> np.ndarray:
 
 def _n_used(L: np.ndarray) -> np.ndarray:
     return L.max(1) + 1
-
-
-def _counts(L: np.ndarray, p: int) -> np.ndarray:
-    return (L[:, :, None] == np.arange(p)).sum(1)
 
 
 def canonical_rows(labels: np.ndarray, k: int) -> np.ndarray:

@@ -34,7 +34,7 @@ from scipy.linalg import lapack
 
 from ._streams import agrees, generator_draws, kmeans_draws, kmeans_plan
 
-__all__ = ["kmeans", "kmeans_pivoted", "kmeans_many", "pivoted_many"]
+__all__ = ["kmeans", "kmeans_pivoted", "kmeans_many", "pivoted_many", "indicators", "cluster_sizes"]
 
 MAX_ITER = 300
 
@@ -200,8 +200,8 @@ def _restarts(X, k, first, unif, fallback, max_iter):
     for _ in range(max_iter):
         la = labels[act]
         slot = la + shift  # (b, n, R): each text's centre among the R * k of its problem
-        onehot = _onehot(slot, RK)
-        counts = _sizes(slot.reshape(act.size, n * R), RK)  # (b, R * k)
+        onehot = indicators(slot, RK)
+        counts = cluster_sizes(slot.reshape(act.size, n * R), RK)  # (b, R * k)
         sums = np.matmul(onehot.transpose(0, 2, 1), Xa)  # (b, R * k, d)
         Ca = np.where(counts[:, :, None] > 0, sums / np.maximum(counts, 1.0)[:, :, None], Ca)
         dist_new = _sqdist_flat(Xa, sqa, Ca)
@@ -280,14 +280,14 @@ def _lloyd_from(X: np.ndarray, C: np.ndarray, max_iter: int) -> np.ndarray:
                 if not act.size:
                     break
         labels[act] = new
-        onehot = _onehot(new, k)  # (b, n, k)
-        counts = _sizes(new, k)
+        onehot = indicators(new, k)  # (b, n, k)
+        counts = cluster_sizes(new, k)
         means = np.matmul(onehot.transpose(0, 2, 1), Xa) / np.maximum(counts, 1.0)[:, :, None]
         Ca = np.where(counts[:, :, None] > 0, means, Ca)
     return labels.astype(np.int64)
 
 
-def _onehot(labels: np.ndarray, k: int) -> np.ndarray:
+def indicators(labels: np.ndarray, k: int) -> np.ndarray:
     """Indicators (b, n, k), 0.0 or 1.0, of ``labels`` (b, n) or (b, n, r) in ``0..k-1``: ``[b, i, labels[b, i, ...]]`` are 1.
 
     One scattered write into zeros (three to five times faster than comparing with ``np.arange(k)``
@@ -299,7 +299,7 @@ def _onehot(labels: np.ndarray, k: int) -> np.ndarray:
     return out.reshape(b, n, k)
 
 
-def _sizes(labels: np.ndarray, k: int) -> np.ndarray:
+def cluster_sizes(labels: np.ndarray, k: int) -> np.ndarray:
     """The number of texts of each cluster (b, k), as floats, of each row of ``labels`` (b, n) in ``0..k-1``."""
     b = labels.shape[0]
     flat = (labels + k * np.arange(b)[:, None]).ravel()

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from semvar._kmeans import _onehot, kmeans, kmeans_pivoted
+from semvar._kmeans import indicators, kmeans, kmeans_pivoted
 from semvar.spectral import canonical_labels, spectral_clusters, spectral_embedding
 
 
@@ -61,7 +61,7 @@ def test_numpy_kmeans_reaches_sklearns_optimum():
 
 @settings(max_examples=60, deadline=None)
 @given(b=st.integers(1, 4), n=st.integers(1, 12), k=st.integers(1, 9), r=st.integers(0, 3), seed=st.integers(0, 2**32 - 1))
-def test_onehot_marks_each_label_once(b, n, k, r, seed):
+def test_indicators_mark_each_label_once(b, n, k, r, seed):
     """The indicators of the Lloyd steps: row (b, i) has a 1 at each of its labels, 0 elsewhere."""
     rng = np.random.default_rng(seed)
     if r == 0:  # one label a text (the pivoted run)
@@ -71,7 +71,7 @@ def test_onehot_marks_each_label_once(b, n, k, r, seed):
         labels = rng.integers(k, size=(b, n, r)) + k * np.arange(r)
         expected = np.eye(r * k)[labels].sum(2)
         k = r * k
-    out = _onehot(labels, k)
+    out = indicators(labels, k)
     assert out.shape == expected.shape and out.dtype == float
     assert np.array_equal(out, expected)
 
